@@ -1,0 +1,81 @@
+//===- MSKernel.td - the kernel-level dialect of msmlir -----*- tablegen -*-===//
+//
+// mskernel: kernels produced by graph-kernel fusion and the memory hierarchy
+// they are scheduled onto. Later stages (polyhedral scheduling, data movement,
+// Ascend ops) extend this dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MSMLIR_MSKERNEL_TD
+#define MSMLIR_MSKERNEL_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+def MSKernel_Dialect : Dialect {
+  let name = "mskernel";
+  let cppNamespace = "::msmlir::mskernel";
+  let summary = "kernel-level dialect: fused kernels and memory scopes";
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def MSKernel_MemoryScope : I32EnumAttr<"MemoryScope", "memory level a buffer lives in", [
+    I32EnumAttrCase<"global", 0>,  // device/global memory (GM on Ascend)
+    I32EnumAttrCase<"ub", 1>,      // Ascend unified buffer
+    I32EnumAttrCase<"l1", 2>,      // Ascend L1 buffer
+    I32EnumAttrCase<"l0a", 3>,     // Ascend cube input A
+    I32EnumAttrCase<"l0b", 4>,     // Ascend cube input B
+    I32EnumAttrCase<"l0c", 5>,     // Ascend cube accumulator
+    I32EnumAttrCase<"shared", 6>,  // GPU shared memory
+    I32EnumAttrCase<"local", 7>    // registers / thread-private
+  ]> {
+  let cppNamespace = "::msmlir::mskernel";
+  let genSpecializedAttr = 0;
+}
+
+def MSKernel_ScopeAttr : EnumAttr<MSKernel_Dialect, MSKernel_MemoryScope, "scope"> {
+  let summary = "memory scope, usable as a memref memory space";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def MSKernel_FusedOp : Op<MSKernel_Dialect, "fused",
+    [IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">,
+     RecursiveMemoryEffects]> {
+  let summary = "one graph kernel: an isolated region computing its results from its operands";
+  let description = [{
+    Produced by graph-kernel fusion. The region's block arguments are the
+    kernel inputs; `mskernel.yield` returns the kernel outputs. `target` is the
+    device ("cpu", "gpu", "ascend") and `kind` the fusion pattern
+    ("elemwise", "broadcast", "reduce", "opaque").
+    ```mlir
+    %r = mskernel.fused(%a, %b) {kind = "elemwise", target = "cpu"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
+      %s = mindir.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      mskernel.yield %s : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$inputs,
+                       DefaultValuedAttr<StrAttr, "\"cpu\"">:$target,
+                       DefaultValuedAttr<StrAttr, "\"opaque\"">:$kind);
+  let results = (outs Variadic<AnyType>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def MSKernel_YieldOp : Op<MSKernel_Dialect, "yield",
+    [Pure, Terminator, ReturnLike, HasParent<"FusedOp">]> {
+  let summary = "returns the results of a fused kernel";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
+}
+
+#endif // MSMLIR_MSKERNEL_TD

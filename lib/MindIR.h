@@ -1,0 +1,47 @@
+//===- MindIR.h - the mindir dialect ----------------------------*- C++ -*-===//
+#ifndef MSMLIR_MINDIR_H
+#define MSMLIR_MINDIR_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <type_traits>
+
+#include "MindIRDialect.h.inc"
+
+namespace msmlir::mindir {
+template <typename OpT, typename = void>
+struct HasDefaultProperties : std::false_type {};
+template <typename OpT>
+struct HasDefaultProperties<
+    OpT, std::void_t<decltype(OpT::populateDefaultProperties(
+             std::declval<mlir::OperationName>(),
+             std::declval<typename OpT::Properties &>()))>> : std::true_type {};
+
+/// Raw InferTypeOpInterface entry: builds the op's adaptor from properties
+/// completed with their defaults (absent when ops are created through the C
+/// API), then runs the op's adaptor-based inference.
+template <typename OpT>
+llvm::LogicalResult inferWithDefaults(mlir::MLIRContext *ctx, std::optional<mlir::Location> loc,
+                                      mlir::ValueRange operands, mlir::DictionaryAttr attrs,
+                                      mlir::OpaqueProperties props, mlir::RegionRange regions,
+                                      llvm::SmallVectorImpl<mlir::Type> &inferred) {
+  typename OpT::Properties p;
+  if (props)
+    p = *props.as<typename OpT::Properties *>();
+  if constexpr (HasDefaultProperties<OpT>::value)
+    OpT::populateDefaultProperties(mlir::OperationName(OpT::getOperationName(), ctx), p);
+  typename OpT::Adaptor adaptor(operands, attrs, p, regions);
+  return OpT::inferReturnTypes(ctx, loc, adaptor, inferred);
+}
+} // namespace msmlir::mindir
+#define GET_OP_CLASSES
+#include "MindIROps.h.inc"
+
+#endif

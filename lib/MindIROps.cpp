@@ -1,0 +1,1035 @@
+//===- MindIROps.cpp - mindir result-type inference, verifiers, folders --===//
+//
+// Shape logic lives here once: the Python frontend builds ops with inferred
+// result types, and the verifier re-runs the same inference on parsed IR, so a
+// shape error is reported at the op's location (the user's Python line when
+// the IR came from the frontend).
+//
+//===----------------------------------------------------------------------===//
+#include "MindIR.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace msmlir::mindir;
+
+#define GET_OP_CLASSES
+#include "MindIROps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+using Loc = std::optional<Location>;
+using Shape = SmallVector<int64_t>;
+
+namespace {
+/// Formats a shape as [2, 3] for messages.
+std::string fmt(ArrayRef<int64_t> s) {
+  std::string out = "[";
+  for (auto [i, d] : llvm::enumerate(s))
+    out += (i ? ", " : "") + std::to_string(d);
+  return out + "]";
+}
+
+FailureOr<RankedTensorType> ranked(Loc loc, Value v, StringRef what) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t)
+    return emitOptionalError(loc, what, " must be a ranked tensor, got ", v.getType());
+  return t;
+}
+
+/// Normalizes a possibly negative axis into [0, rank).
+FailureOr<int64_t> normAxis(Loc loc, int64_t axis, int64_t rank, StringRef what = "axis") {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    return emitOptionalError(loc, what, " ", axis, " is out of range for rank ", rank);
+  return a;
+}
+
+/// NumPy broadcasting of two shapes.
+FailureOr<Shape> broadcast(Loc loc, ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return emitOptionalError(loc, "shapes ", fmt(a), " and ", fmt(b),
+                               " cannot be broadcast together");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// Broadcasts all operand shapes; requires equal element types when
+/// `sameElem` (listing operand indices to compare).
+FailureOr<Shape> broadcastAll(Loc loc, ValueRange values) {
+  Shape shape;
+  for (Value v : values) {
+    auto t = ranked(loc, v, "operand");
+    if (failed(t))
+      return failure();
+    auto b = broadcast(loc, shape, t->getShape());
+    if (failed(b))
+      return failure();
+    shape = *b;
+  }
+  return shape;
+}
+
+LogicalResult sameElementType(Loc loc, ValueRange values) {
+  Type first;
+  for (Value v : values) {
+    Type et = cast<ShapedType>(v.getType()).getElementType();
+    if (first && et != first)
+      return emitOptionalError(loc, "operands must have the same element type, got ",
+                               first, " and ", et);
+    first = et;
+  }
+  return success();
+}
+
+LogicalResult inferBroadcast(Loc loc, ValueRange values, Type resultElem,
+                             SmallVectorImpl<Type> &inferred) {
+  auto shape = broadcastAll(loc, values);
+  if (failed(shape))
+    return failure();
+  if (!resultElem)
+    resultElem = cast<ShapedType>(values.front().getType()).getElementType();
+  inferred.push_back(RankedTensorType::get(*shape, resultElem));
+  return success();
+}
+
+/// Output size of one spatial dim of a convolution/pooling window.
+FailureOr<int64_t> windowOut(Loc loc, StringRef padMode, int64_t in, int64_t k,
+                             int64_t stride, int64_t dilation, int64_t padLo,
+                             int64_t padHi) {
+  if (stride <= 0 || dilation <= 0 || k <= 0)
+    return emitOptionalError(loc, "kernel size, stride and dilation must be positive");
+  int64_t eff = dilation * (k - 1) + 1;
+  int64_t out;
+  if (padMode == "same")
+    out = (in + stride - 1) / stride;
+  else if (padMode == "valid")
+    out = in >= eff ? (in - eff) / stride + 1 : 0;
+  else if (padMode == "pad")
+    out = in + padLo + padHi >= eff ? (in + padLo + padHi - eff) / stride + 1 : 0;
+  else
+    return emitOptionalError(loc, "pad_mode must be \"same\", \"valid\" or \"pad\", got \"",
+                             padMode, "\"");
+  if (out <= 0)
+    return emitOptionalError(loc, "window of size ", eff, " does not fit an input of size ",
+                             in, " (pad_mode \"", padMode, "\")");
+  return out;
+}
+
+LogicalResult checkWindowAttrs(Loc loc, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                               ArrayRef<int64_t> dilation, ArrayRef<int64_t> pad) {
+  if (kernel.size() != 2 || stride.size() != 2 || dilation.size() != 2)
+    return emitOptionalError(loc, "kernel size, stride and dilation must have 2 values");
+  if (pad.size() != 4)
+    return emitOptionalError(loc, "pad must have 4 values [top, bottom, left, right], got ",
+                             pad.size());
+  if (llvm::any_of(pad, [](int64_t p) { return p < 0; }))
+    return emitOptionalError(loc, "pad values must be non-negative");
+  return success();
+}
+
+/// Output shape of a 2-D convolution of `in` (NCHW) with `w` (OIHW).
+FailureOr<Shape> convOut(Loc loc, ArrayRef<int64_t> in, ArrayRef<int64_t> w,
+                         ArrayRef<int64_t> stride, StringRef padMode, ArrayRef<int64_t> pad,
+                         ArrayRef<int64_t> dilation, int64_t group) {
+  if (in.size() != 4 || w.size() != 4)
+    return emitOptionalError(loc, "conv2d expects a 4-D NCHW input and a 4-D OIHW weight, got ",
+                             fmt(in), " and ", fmt(w));
+  if (failed(checkWindowAttrs(loc, w.drop_front(2), stride, dilation, pad)))
+    return failure();
+  if (group <= 0 || in[1] % group || w[0] % group)
+    return emitOptionalError(loc, "group ", group, " must divide the input channels ", in[1],
+                             " and the output channels ", w[0]);
+  if (in[1] / group != w[1])
+    return emitOptionalError(loc, "input has ", in[1], " channels but the weight expects ",
+                             w[1] * group, " (", w[1], " per group x ", group, " groups)");
+  auto h = windowOut(loc, padMode, in[2], w[2], stride[0], dilation[0], pad[0], pad[1]);
+  auto wd = windowOut(loc, padMode, in[3], w[3], stride[1], dilation[1], pad[2], pad[3]);
+  if (failed(h) || failed(wd))
+    return failure();
+  return Shape{in[0], w[0], *h, *wd};
+}
+
+FailureOr<Shape> poolOut(Loc loc, ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                         ArrayRef<int64_t> strides, StringRef padMode, ArrayRef<int64_t> pad) {
+  if (in.size() != 4)
+    return emitOptionalError(loc, "pooling expects a 4-D NCHW input, got ", fmt(in));
+  SmallVector<int64_t> dil = {1, 1};
+  if (failed(checkWindowAttrs(loc, kernel, strides, dil, pad)))
+    return failure();
+  auto h = windowOut(loc, padMode, in[2], kernel[0], strides[0], 1, pad[0], pad[1]);
+  auto w = windowOut(loc, padMode, in[3], kernel[1], strides[1], 1, pad[2], pad[3]);
+  if (failed(h) || failed(w))
+    return failure();
+  return Shape{in[0], in[1], *h, *w};
+}
+
+LogicalResult expectShape(Loc loc, ArrayRef<int64_t> got, ArrayRef<int64_t> want,
+                          StringRef what) {
+  if (got != want)
+    return emitOptionalError(loc, what, " has shape ", fmt(got), " but ", fmt(want),
+                             " was expected");
+  return success();
+}
+
+Type elemOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
+
+/// Checks that every value is a ranked tensor (inference may run on
+/// unverified operands when ops are built from Python).
+LogicalResult allRanked(Loc loc, ValueRange values) {
+  for (Value v : values)
+    if (failed(ranked(loc, v, "operand")))
+      return failure();
+  return success();
+}
+
+/// A splat constant equal to `v` (for x + 0, x * 1 style folds).
+bool isSplat(Attribute attr, double v, bool negZero = false) {
+  auto dense = dyn_cast_or_null<SplatElementsAttr>(attr);
+  if (!dense)
+    return false;
+  Type et = dense.getElementType();
+  if (isa<FloatType>(et)) {
+    APFloat f = dense.getSplatValue<APFloat>();
+    if (v == 0.0)
+      return f.isZero() && f.isNegative() == negZero;
+    bool lost;
+    APFloat want(v);
+    want.convert(f.getSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return f.compare(want) == APFloat::cmpEqual;
+  }
+  if (isa<IntegerType>(et))
+    return dense.getSplatValue<APInt>().getSExtValue() == static_cast<int64_t>(v);
+  return false;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, Loc, Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(cast<TypedAttr>(adaptor.getValue()).getType());
+  return success();
+}
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult FillOp::verify() {
+  Type vt = cast<TypedAttr>(getValue()).getType();
+  if (vt != getType().getElementType())
+    return emitOpError("fill value has type ") << vt << " but the result element type is "
+                                               << getType().getElementType();
+  return success();
+}
+
+static OpFoldResult foldSplatLike(Value x, bool one) {
+  auto t = cast<RankedTensorType>(x.getType());
+  if (!t.hasStaticShape())
+    return {};
+  Builder b(x.getContext());
+  Attribute scalar = one ? b.getOneAttr(t.getElementType()) : b.getZeroAttr(t.getElementType());
+  return DenseElementsAttr::get(t, scalar);
+}
+OpFoldResult ZerosLikeOp::fold(FoldAdaptor) { return foldSplatLike(getX(), false); }
+OpFoldResult OnesLikeOp::fold(FoldAdaptor) { return foldSplatLike(getX(), true); }
+
+LogicalResult ArangeOp::verify() {
+  double start = getStart().convertToDouble(), limit = getLimit().convertToDouble(),
+         delta = getDelta().convertToDouble();
+  if (delta == 0)
+    return emitOpError("delta must not be zero");
+  int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((limit - start) / delta));
+  if (getType().getRank() != 1 || getType().getDimSize(0) != n)
+    return emitOpError("range [") << start << ", " << limit << ") with step " << delta
+                                  << " has " << n << " elements, but the result type is "
+                                  << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  if (auto inner = getX().getDefiningOp<NegOp>())
+    return inner.getX();
+  return {};
+}
+OpFoldResult ReluOp::fold(FoldAdaptor) {
+  if (getX().getDefiningOp<ReluOp>())
+    return getX();
+  return {};
+}
+OpFoldResult LogicalNotOp::fold(FoldAdaptor) {
+  if (auto inner = getX().getDefiningOp<LogicalNotOp>())
+    return inner.getX();
+  return {};
+}
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "tanh" && getApproximate() != "none")
+    return emitOpError("approximate must be \"tanh\" or \"none\", got \"")
+           << getApproximate() << "\"";
+  return success();
+}
+
+static LogicalResult inferPredicate(Loc loc, Value x, SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, x, "input");
+  if (failed(t))
+    return failure();
+  inferred.push_back(RankedTensorType::get(t->getShape(), IntegerType::get(x.getContext(), 1)));
+  return success();
+}
+LogicalResult IsNanOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                        SmallVectorImpl<Type> &inferred) {
+  return inferPredicate(loc, a.getX(), inferred);
+}
+LogicalResult IsFiniteOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                           SmallVectorImpl<Type> &inferred) {
+  return inferPredicate(loc, a.getX(), inferred);
+}
+
+LogicalResult CastOp::verify() {
+  if (getX().getType().getShape() != getY().getType().getShape())
+    return emitOpError("cast cannot change the shape: ")
+           << getX().getType() << " to " << getY().getType();
+  return success();
+}
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getX().getType() == getY().getType())
+    return getX();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Binary
+//===----------------------------------------------------------------------===//
+
+#define MI_INFER_ARITH(OP)                                                          \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,            \
+                                     SmallVectorImpl<Type> &inferred) {            \
+    if (failed(allRanked(loc, a.getOperands())) ||                                 \
+        failed(sameElementType(loc, a.getOperands())))                             \
+      return failure();                                                            \
+    return inferBroadcast(loc, a.getOperands(), Type(), inferred);                 \
+  }
+MI_INFER_ARITH(AddOp)
+MI_INFER_ARITH(SubOp)
+MI_INFER_ARITH(MulOp)
+MI_INFER_ARITH(DivOp)
+MI_INFER_ARITH(FloorDivOp)
+MI_INFER_ARITH(ModOp)
+MI_INFER_ARITH(PowOp)
+MI_INFER_ARITH(MaximumOp)
+MI_INFER_ARITH(MinimumOp)
+MI_INFER_ARITH(LogicalAndOp)
+MI_INFER_ARITH(LogicalOrOp)
+MI_INFER_ARITH(ClampOp)
+#undef MI_INFER_ARITH
+
+#define MI_INFER_COMPARE(OP)                                                        \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx, Loc loc, Adaptor a,         \
+                                     SmallVectorImpl<Type> &inferred) {            \
+    if (failed(allRanked(loc, a.getOperands())) ||                                 \
+        failed(sameElementType(loc, a.getOperands())))                             \
+      return failure();                                                            \
+    return inferBroadcast(loc, a.getOperands(), IntegerType::get(ctx, 1), inferred); \
+  }
+MI_INFER_COMPARE(EqualOp)
+MI_INFER_COMPARE(NotEqualOp)
+MI_INFER_COMPARE(LessOp)
+MI_INFER_COMPARE(LessEqualOp)
+MI_INFER_COMPARE(GreaterOp)
+MI_INFER_COMPARE(GreaterEqualOp)
+#undef MI_INFER_COMPARE
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) ||
+      failed(sameElementType(loc, {a.getX(), a.getY()})))
+    return failure();
+  return inferBroadcast(loc, a.getOperands(), elemOf(a.getX()), inferred);
+}
+
+/// x op c -> x when c is a splat identity and the result keeps x's type.
+static OpFoldResult foldIdentity(Value x, Attribute c, Type result, double identity,
+                                 bool negZero = false) {
+  if (x.getType() == result && isSplat(c, identity, negZero))
+    return x;
+  return {};
+}
+OpFoldResult AddOp::fold(FoldAdaptor a) {
+  bool isFloat = isa<FloatType>(getType().getElementType());
+  // x + (-0.0) == x exactly; x + 0.0 would turn -0.0 into +0.0.
+  if (auto r = foldIdentity(getLhs(), a.getRhs(), getType(), 0.0, isFloat))
+    return r;
+  return foldIdentity(getRhs(), a.getLhs(), getType(), 0.0, isFloat);
+}
+OpFoldResult SubOp::fold(FoldAdaptor a) {
+  return foldIdentity(getLhs(), a.getRhs(), getType(), 0.0);
+}
+OpFoldResult MulOp::fold(FoldAdaptor a) {
+  if (auto r = foldIdentity(getLhs(), a.getRhs(), getType(), 1.0))
+    return r;
+  return foldIdentity(getRhs(), a.getLhs(), getType(), 1.0);
+}
+OpFoldResult DivOp::fold(FoldAdaptor a) {
+  return foldIdentity(getLhs(), a.getRhs(), getType(), 1.0);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferReduce(Loc loc, Value x, ArrayRef<int64_t> axes, bool keepDims,
+                                 Type elem, SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, x, "input");
+  if (failed(t))
+    return failure();
+  int64_t rank = t->getRank();
+  llvm::SmallSet<int64_t, 8> reduced;
+  for (int64_t ax : axes) {
+    auto n = normAxis(loc, ax, rank);
+    if (failed(n))
+      return failure();
+    if (!reduced.insert(*n).second)
+      return emitOptionalError(loc, "axis ", ax, " is repeated");
+  }
+  Shape out;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool r = axes.empty() || reduced.contains(i);
+    if (!r)
+      out.push_back(t->getDimSize(i));
+    else if (keepDims)
+      out.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(out, elem ? elem : t->getElementType()));
+  return success();
+}
+
+#define MI_INFER_REDUCE(OP)                                                         \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,            \
+                                     SmallVectorImpl<Type> &inferred) {            \
+    return inferReduce(loc, a.getX(), a.getAxes(), a.getKeepDims(), Type(), inferred); \
+  }
+MI_INFER_REDUCE(ReduceSumOp)
+MI_INFER_REDUCE(ReduceMeanOp)
+MI_INFER_REDUCE(ReduceMaxOp)
+MI_INFER_REDUCE(ReduceMinOp)
+MI_INFER_REDUCE(ReduceProdOp)
+#undef MI_INFER_REDUCE
+
+#define MI_INFER_ARG(OP)                                                            \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx, Loc loc, Adaptor a,         \
+                                     SmallVectorImpl<Type> &inferred) {            \
+    auto t = ranked(loc, a.getX(), "input");                                       \
+    if (failed(t))                                                                 \
+      return failure();                                                            \
+    int64_t axis = a.getAxis();                                                    \
+    if (t->getRank() == 0)                                                         \
+      return emitOptionalError(loc, "argmax/argmin need a tensor of rank >= 1");   \
+    return inferReduce(loc, a.getX(), {axis}, a.getKeepDims(),                     \
+                       IntegerType::get(ctx, 32), inferred);                       \
+  }
+MI_INFER_ARG(ArgmaxOp)
+MI_INFER_ARG(ArgminOp)
+#undef MI_INFER_ARG
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferMatmul(Loc loc, Value a, Value b, bool ta, bool tb, bool batched,
+                                 SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, {a, b})) || failed(sameElementType(loc, {a, b})))
+    return failure();
+  ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(b);
+  if (!batched && (sa.size() != 2 || sb.size() != 2))
+    return emitOptionalError(loc, "matmul expects 2-D operands, got ", fmt(sa), " and ",
+                             fmt(sb));
+  if (batched && (sa.size() < 3 || sb.size() < 3))
+    return emitOptionalError(loc, "batch_matmul expects operands of rank >= 3, got ",
+                             fmt(sa), " and ", fmt(sb));
+  int64_t ra = sa.size(), rb = sb.size();
+  int64_t m = ta ? sa[ra - 1] : sa[ra - 2], ka = ta ? sa[ra - 2] : sa[ra - 1];
+  int64_t kb = tb ? sb[rb - 1] : sb[rb - 2], n = tb ? sb[rb - 2] : sb[rb - 1];
+  if (ka != kb)
+    return emitOptionalError(loc, "contraction dims differ: ", fmt(sa),
+                             ta ? " (transposed)" : "", " x ", fmt(sb),
+                             tb ? " (transposed)" : "", " contracts ", ka, " with ", kb);
+  Shape out;
+  if (batched) {
+    auto bs = broadcast(loc, sa.drop_back(2), sb.drop_back(2));
+    if (failed(bs))
+      return failure();
+    out = *bs;
+  }
+  out.push_back(m);
+  out.push_back(n);
+  inferred.push_back(RankedTensorType::get(out, elemOf(a)));
+  return success();
+}
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferMatmul(loc, a.getA(), a.getB(), a.getTransposeA(), a.getTransposeB(), false,
+                     inferred);
+}
+LogicalResult BatchMatMulOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                              SmallVectorImpl<Type> &inferred) {
+  return inferMatmul(loc, a.getA(), a.getB(), a.getTransposeA(), a.getTransposeB(), true,
+                     inferred);
+}
+
+LogicalResult BiasAddOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                          SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) || failed(sameElementType(loc, a.getOperands())))
+    return failure();
+  ArrayRef<int64_t> x = shapeOf(a.getX()), bias = shapeOf(a.getBias());
+  StringRef fmtStr = a.getDataFormat();
+  if (fmtStr != "NCHW" && fmtStr != "NHWC")
+    return emitOptionalError(loc, "data_format must be \"NCHW\" or \"NHWC\", got \"", fmtStr,
+                             "\"");
+  if (x.size() < 2)
+    return emitOptionalError(loc, "bias_add expects an input of rank >= 2, got ", fmt(x));
+  int64_t c = fmtStr == "NCHW" ? x[1] : x.back();
+  if (bias.size() != 1 || bias[0] != c)
+    return emitOptionalError(loc, "bias has shape ", fmt(bias), " but the input has ", c,
+                             " channels");
+  inferred.push_back(a.getX().getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) || failed(sameElementType(loc, a.getOperands())))
+    return failure();
+  auto out = convOut(loc, shapeOf(a.getInput()), shapeOf(a.getWeight()), a.getStride(),
+                     a.getPadMode(), a.getPad(), a.getDilation(), a.getGroup());
+  if (failed(out))
+    return failure();
+  inferred.push_back(RankedTensorType::get(*out, elemOf(a.getInput())));
+  return success();
+}
+
+LogicalResult Conv2DBackpropInputOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                                      SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) || failed(sameElementType(loc, a.getOperands())))
+    return failure();
+  ArrayRef<int64_t> inShape = a.getInputShape();
+  auto out = convOut(loc, inShape, shapeOf(a.getWeight()), a.getStride(), a.getPadMode(),
+                     a.getPad(), a.getDilation(), a.getGroup());
+  if (failed(out) || failed(expectShape(loc, shapeOf(a.getDout()), *out, "dout")))
+    return failure();
+  inferred.push_back(RankedTensorType::get(inShape, elemOf(a.getDout())));
+  return success();
+}
+
+LogicalResult Conv2DBackpropFilterOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                                       SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) || failed(sameElementType(loc, a.getOperands())))
+    return failure();
+  ArrayRef<int64_t> wShape = a.getFilterShape();
+  auto out = convOut(loc, shapeOf(a.getInput()), wShape, a.getStride(), a.getPadMode(),
+                     a.getPad(), a.getDilation(), a.getGroup());
+  if (failed(out) || failed(expectShape(loc, shapeOf(a.getDout()), *out, "dout")))
+    return failure();
+  inferred.push_back(RankedTensorType::get(wShape, elemOf(a.getDout())));
+  return success();
+}
+
+#define MI_INFER_POOL(OP)                                                           \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,            \
+                                     SmallVectorImpl<Type> &inferred) {            \
+    if (failed(ranked(loc, a.getX(), "input")))                                    \
+      return failure();                                                            \
+    auto out = poolOut(loc, shapeOf(a.getX()), a.getKernelSize(), a.getStrides(),  \
+                       a.getPadMode(), a.getPad());                                \
+    if (failed(out))                                                               \
+      return failure();                                                            \
+    inferred.push_back(RankedTensorType::get(*out, elemOf(a.getX())));             \
+    return success();                                                              \
+  }
+MI_INFER_POOL(MaxPool2DOp)
+MI_INFER_POOL(AvgPool2DOp)
+#undef MI_INFER_POOL
+
+LogicalResult MaxPool2DGradOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                                SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) || failed(sameElementType(loc, a.getOperands())))
+    return failure();
+  auto out = poolOut(loc, shapeOf(a.getX()), a.getKernelSize(), a.getStrides(),
+                     a.getPadMode(), a.getPad());
+  if (failed(out) || failed(expectShape(loc, shapeOf(a.getDout()), *out, "dout")))
+    return failure();
+  inferred.push_back(a.getX().getType());
+  return success();
+}
+
+LogicalResult AvgPool2DGradOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                                SmallVectorImpl<Type> &inferred) {
+  if (failed(ranked(loc, a.getDout(), "dout")))
+    return failure();
+  auto out = poolOut(loc, a.getInputShape(), a.getKernelSize(), a.getStrides(),
+                     a.getPadMode(), a.getPad());
+  if (failed(out) || failed(expectShape(loc, shapeOf(a.getDout()), *out, "dout")))
+    return failure();
+  inferred.push_back(RankedTensorType::get(a.getInputShape(), elemOf(a.getDout())));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization, softmax, dropout, losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  return normAxis(getLoc(), getAxis(), getType().getRank());
+}
+LogicalResult LogSoftmaxOp::verify() {
+  return normAxis(getLoc(), getAxis(), getType().getRank());
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) || failed(sameElementType(loc, a.getOperands())))
+    return failure();
+  ArrayRef<int64_t> x = shapeOf(a.getX());
+  int64_t rank = x.size();
+  auto bna = normAxis(loc, a.getBeginNormAxis(), rank, "begin_norm_axis");
+  auto bpa = normAxis(loc, a.getBeginParamsAxis(), rank, "begin_params_axis");
+  if (failed(bna) || failed(bpa))
+    return failure();
+  ArrayRef<int64_t> params = x.drop_front(*bpa);
+  if (failed(expectShape(loc, shapeOf(a.getGamma()), params, "gamma")) ||
+      failed(expectShape(loc, shapeOf(a.getBeta()), params, "beta")))
+    return failure();
+  Shape stat(x.begin(), x.end());
+  for (int64_t i = *bna; i < rank; ++i)
+    stat[i] = 1;
+  Type et = elemOf(a.getX());
+  inferred.push_back(a.getX().getType());
+  inferred.push_back(RankedTensorType::get(stat, et));
+  inferred.push_back(RankedTensorType::get(stat, et));
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) || failed(sameElementType(loc, a.getOperands())))
+    return failure();
+  ArrayRef<int64_t> x = shapeOf(a.getX());
+  if (x.size() < 2)
+    return emitOptionalError(loc, "batch_norm expects an input of rank >= 2 (N, C, ...), got ",
+                             fmt(x));
+  Shape c = {x[1]};
+  for (auto [v, name] : llvm::zip(ValueRange{a.getScale(), a.getBias(), a.getMean(),
+                                             a.getVariance()},
+                                  ArrayRef<StringRef>{"scale", "bias", "mean", "variance"}))
+    if (failed(expectShape(loc, shapeOf(v), c, name)))
+      return failure();
+  auto ct = RankedTensorType::get(c, elemOf(a.getX()));
+  inferred.push_back(a.getX().getType());
+  inferred.push_back(ct);
+  inferred.push_back(ct);
+  return success();
+}
+
+LogicalResult DropoutOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                          SmallVectorImpl<Type> &inferred) {
+  if (failed(ranked(loc, a.getX(), "input")))
+    return failure();
+  inferred.push_back(a.getX().getType());
+  inferred.push_back(a.getX().getType());
+  return success();
+}
+LogicalResult DropoutOp::verify() {
+  double p = getKeepProb().convertToDouble();
+  if (!(p > 0.0 && p <= 1.0))
+    return emitOpError("keep_prob must be in (0, 1], got ") << p;
+  return success();
+}
+
+LogicalResult OneHotOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())) ||
+      failed(sameElementType(loc, {a.getOnValue(), a.getOffValue()})))
+    return failure();
+  if (!shapeOf(a.getOnValue()).empty() || !shapeOf(a.getOffValue()).empty())
+    return emitOptionalError(loc, "on_value and off_value must be 0-d tensors");
+  if (a.getDepth() <= 0)
+    return emitOptionalError(loc, "depth must be positive, got ", a.getDepth());
+  ArrayRef<int64_t> idx = shapeOf(a.getIndices());
+  int64_t axis = a.getAxis() == -1 ? idx.size() : a.getAxis();
+  if (axis < 0 || axis > (int64_t)idx.size())
+    return emitOptionalError(loc, "axis ", a.getAxis(), " is out of range for rank ",
+                             idx.size() + 1);
+  Shape out(idx.begin(), idx.end());
+  out.insert(out.begin() + axis, a.getDepth());
+  inferred.push_back(RankedTensorType::get(out, elemOf(a.getOnValue())));
+  return success();
+}
+
+static LogicalResult inferCrossEntropy(Loc loc, Value logits, Value labels, bool sparse,
+                                       SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, {logits, labels})))
+    return failure();
+  ArrayRef<int64_t> l = shapeOf(logits);
+  if (l.size() != 2)
+    return emitOptionalError(loc, "logits must be 2-D [N, C], got ", fmt(l));
+  if (sparse) {
+    if (failed(expectShape(loc, shapeOf(labels), {l[0]}, "labels")))
+      return failure();
+  } else if (failed(expectShape(loc, shapeOf(labels), l, "labels")) ||
+             failed(sameElementType(loc, {logits, labels}))) {
+    return failure();
+  }
+  inferred.push_back(RankedTensorType::get({l[0]}, elemOf(logits)));
+  inferred.push_back(logits.getType());
+  return success();
+}
+LogicalResult SoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
+    MLIRContext *, Loc loc, Adaptor a, SmallVectorImpl<Type> &inferred) {
+  return inferCrossEntropy(loc, a.getLogits(), a.getLabels(), false, inferred);
+}
+LogicalResult SparseSoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
+    MLIRContext *, Loc loc, Adaptor a, SmallVectorImpl<Type> &inferred) {
+  return inferCrossEntropy(loc, a.getLogits(), a.getLabels(), true, inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  Shape out(a.getShape());
+  int64_t known = 1, inferIdx = -1;
+  for (auto [i, d] : llvm::enumerate(out)) {
+    if (d == -1) {
+      if (inferIdx >= 0)
+        return emitOptionalError(loc, "reshape target ", fmt(out), " has more than one -1");
+      inferIdx = i;
+    } else if (d < 0) {
+      return emitOptionalError(loc, "reshape target ", fmt(out), " has a negative dim");
+    } else {
+      known *= d;
+    }
+  }
+  int64_t total = t->getNumElements();
+  if (inferIdx >= 0) {
+    if (known == 0 || total % known)
+      return emitOptionalError(loc, "cannot reshape ", fmt(t->getShape()), " (", total,
+                               " elements) to ", fmt(out));
+    out[inferIdx] = total / known;
+  } else if (known != total) {
+    return emitOptionalError(loc, "cannot reshape ", fmt(t->getShape()), " (", total,
+                             " elements) to ", fmt(out), " (", known, " elements)");
+  }
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getX().getType() == getType())
+    return getX();
+  if (auto inner = getX().getDefiningOp<ReshapeOp>()) {
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> perm = a.getPerm();
+  if ((int64_t)perm.size() != t->getRank())
+    return emitOptionalError(loc, "perm ", fmt(perm), " does not match rank ", t->getRank());
+  Shape out;
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= t->getRank() || !seen.insert(p).second)
+      return emitOptionalError(loc, "perm ", fmt(perm), " is not a permutation");
+    out.push_back(t->getDimSize(p));
+  }
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if ((int64_t)i != p)
+      return {};
+  return getX();
+}
+
+LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                              SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> in = t->getShape();
+  Shape out(a.getShape());
+  if (out.size() < in.size())
+    return emitOptionalError(loc, "cannot broadcast ", fmt(in), " to the lower-rank shape ",
+                             fmt(out));
+  size_t off = out.size() - in.size();
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      if (i < off)
+        return emitOptionalError(loc, "-1 in ", fmt(out), " has no matching input dim");
+      out[i] = in[i - off];
+    }
+    if (i >= off && in[i - off] != out[i] && in[i - off] != 1)
+      return emitOptionalError(loc, "cannot broadcast ", fmt(in), " to ", fmt(a.getShape()));
+  }
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+OpFoldResult BroadcastToOp::fold(FoldAdaptor) {
+  return getX().getType() == getType() ? OpFoldResult(getX()) : OpFoldResult();
+}
+
+LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                             SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  auto axis = normAxis(loc, a.getAxis(), t->getRank() + 1);
+  if (failed(axis))
+    return failure();
+  Shape out(t->getShape());
+  out.insert(out.begin() + *axis, 1);
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  llvm::SmallSet<int64_t, 8> drop;
+  for (int64_t ax : a.getAxis()) {
+    auto n = normAxis(loc, ax, t->getRank());
+    if (failed(n))
+      return failure();
+    if (t->getDimSize(*n) != 1)
+      return emitOptionalError(loc, "cannot squeeze axis ", ax, " of size ",
+                               t->getDimSize(*n));
+    drop.insert(*n);
+  }
+  Shape out;
+  for (int64_t i = 0; i < t->getRank(); ++i) {
+    bool d = a.getAxis().empty() ? t->getDimSize(i) == 1 : drop.contains(i);
+    if (!d)
+      out.push_back(t->getDimSize(i));
+  }
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+  return getX().getType() == getType() ? OpFoldResult(getX()) : OpFoldResult();
+}
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  if (t->getRank() == 0)
+    return emitOptionalError(loc, "flatten expects a tensor of rank >= 1");
+  int64_t rest = 1;
+  for (int64_t d : t->getShape().drop_front())
+    rest *= d;
+  inferred.push_back(RankedTensorType::get({t->getDimSize(0), rest}, t->getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> begin = a.getBegin(), size = a.getSize();
+  if ((int64_t)begin.size() != t->getRank() || (int64_t)size.size() != t->getRank())
+    return emitOptionalError(loc, "begin and size need one value per dim (rank ",
+                             t->getRank(), ")");
+  Shape out;
+  for (int64_t i = 0; i < t->getRank(); ++i) {
+    int64_t dim = t->getDimSize(i);
+    int64_t s = size[i] == -1 ? dim - begin[i] : size[i];
+    if (begin[i] < 0 || s < 0 || begin[i] + s > dim)
+      return emitOptionalError(loc, "slice [", begin[i], ", ", begin[i] + s,
+                               ") is out of bounds for dim ", i, " of size ", dim);
+    out.push_back(s);
+  }
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
+LogicalResult StridedSliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                               SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> b = a.getBegin(), e = a.getEnd(), s = a.getStrides();
+  int64_t rank = t->getRank();
+  if ((int64_t)b.size() != rank || (int64_t)e.size() != rank || (int64_t)s.size() != rank)
+    return emitOptionalError(loc, "begin, end and strides need one value per dim (rank ",
+                             rank, ")");
+  Shape out;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t dim = t->getDimSize(i);
+    if (s[i] == 0)
+      return emitOptionalError(loc, "stride of dim ", i, " is zero");
+    bool ok = s[i] > 0 ? (b[i] >= 0 && b[i] <= dim && e[i] >= 0 && e[i] <= dim)
+                       : (b[i] >= -1 && b[i] < dim && e[i] >= -1 && e[i] < dim);
+    if (!ok)
+      return emitOptionalError(loc, "begin ", b[i], " / end ", e[i],
+                               " are not normalized indices for dim ", i, " of size ", dim);
+    int64_t n = s[i] > 0 ? (e[i] - b[i] + s[i] - 1) / s[i] : (b[i] - e[i] - s[i] - 1) / -s[i];
+    out.push_back(std::max<int64_t>(0, n));
+  }
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (a.getInputs().empty())
+    return emitOptionalError(loc, "concat needs at least one input");
+  if (failed(allRanked(loc, a.getInputs())) || failed(sameElementType(loc, a.getInputs())))
+    return failure();
+  ArrayRef<int64_t> first = shapeOf(a.getInputs().front());
+  auto axis = normAxis(loc, a.getAxis(), first.size());
+  if (failed(axis))
+    return failure();
+  Shape out(first);
+  out[*axis] = 0;
+  for (Value v : a.getInputs()) {
+    ArrayRef<int64_t> s = shapeOf(v);
+    if (s.size() != first.size())
+      return emitOptionalError(loc, "concat inputs differ in rank: ", fmt(first), " and ",
+                               fmt(s));
+    for (size_t i = 0; i < s.size(); ++i)
+      if ((int64_t)i != *axis && s[i] != first[i])
+        return emitOptionalError(loc, "concat inputs ", fmt(first), " and ", fmt(s),
+                                 " differ outside axis ", *axis);
+    out[*axis] += s[*axis];
+  }
+  inferred.push_back(RankedTensorType::get(out, elemOf(a.getInputs().front())));
+  return success();
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  auto axis = normAxis(loc, a.getAxis(), t->getRank());
+  if (failed(axis))
+    return failure();
+  int64_t n = a.getOutputNum(), dim = t->getDimSize(*axis);
+  if (n <= 0 || dim % n)
+    return emitOptionalError(loc, "cannot split dim ", *axis, " of size ", dim, " into ", n,
+                             " equal parts");
+  Shape out(t->getShape());
+  out[*axis] = dim / n;
+  inferred.append(n, RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
+LogicalResult StackOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                        SmallVectorImpl<Type> &inferred) {
+  if (a.getInputs().empty())
+    return emitOptionalError(loc, "stack needs at least one input");
+  if (failed(allRanked(loc, a.getInputs())))
+    return failure();
+  Type first = a.getInputs().front().getType();
+  for (Value v : a.getInputs())
+    if (v.getType() != first)
+      return emitOptionalError(loc, "stack inputs must have the same type, got ", first,
+                               " and ", v.getType());
+  auto t = cast<RankedTensorType>(first);
+  auto axis = normAxis(loc, a.getAxis(), t.getRank() + 1);
+  if (failed(axis))
+    return failure();
+  Shape out(t.getShape());
+  out.insert(out.begin() + *axis, a.getInputs().size());
+  inferred.push_back(RankedTensorType::get(out, t.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (failed(allRanked(loc, a.getOperands())))
+    return failure();
+  ArrayRef<int64_t> p = shapeOf(a.getParams()), idx = shapeOf(a.getIndices());
+  auto axis = normAxis(loc, a.getAxis(), p.size());
+  if (failed(axis))
+    return failure();
+  Shape out(p.begin(), p.begin() + *axis);
+  out.append(idx.begin(), idx.end());
+  out.append(p.begin() + *axis + 1, p.end());
+  inferred.push_back(RankedTensorType::get(out, elemOf(a.getParams())));
+  return success();
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> m = a.getMultiples();
+  if ((int64_t)m.size() < t->getRank())
+    return emitOptionalError(loc, "multiples ", fmt(m), " must have at least rank ",
+                             t->getRank(), " values");
+  Shape out;
+  size_t off = m.size() - t->getRank();
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m[i] <= 0)
+      return emitOptionalError(loc, "multiples must be positive, got ", fmt(m));
+    out.push_back(m[i] * (i < off ? 1 : t->getDimSize(i - off)));
+  }
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                      SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> p = a.getPaddings();
+  if ((int64_t)p.size() != 2 * t->getRank())
+    return emitOptionalError(loc, "paddings need 2 values per dim (", 2 * t->getRank(),
+                             "), got ", p.size());
+  Shape out;
+  for (int64_t i = 0; i < t->getRank(); ++i) {
+    if (p[2 * i] < 0 || p[2 * i + 1] < 0)
+      return emitOptionalError(loc, "paddings must be non-negative, got ", fmt(p));
+    out.push_back(t->getDimSize(i) + p[2 * i] + p[2 * i + 1]);
+  }
+  inferred.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}

@@ -1,0 +1,1 @@
+"""Python op classes for the msmlir dialects, generated from dialects/*.td."""
