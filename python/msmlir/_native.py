@@ -58,3 +58,9 @@ def load_dialects(context: ir.Context) -> None:
 
 
 _lib.msmlirRegisterDialects(_c_ptr(get_dialect_registry(), b"mlir.ir.DialectRegistry._CAPIPtr"))
+
+# Let the bindings find our op classes (msmlir.dialects.<namespace>) when they
+# wrap an operation, as they do for upstream dialects under mlir.dialects.
+from mlir._mlir_libs._mlir import globals as _mlir_globals  # noqa: E402
+
+_mlir_globals.append_dialect_search_prefix("msmlir.dialects")

@@ -1,0 +1,2 @@
+"""Lowering passes: mindir -> linalg/tensor/arith/math."""
+from . import convert_mindir_to_linalg  # noqa: F401

@@ -1,0 +1,48 @@
+"""convert-mindir-to-linalg: lowers every mindir op to linalg/tensor/arith/math.
+
+Each mindir op has one lowering function in mindir_to_linalg/ (registered with
+@lowering); this pass walks the module in order, builds the replacement at the
+op, and erases the op. An op without a lowering is an error at its location.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from msmlir.dialects import mindir as _mindir  # noqa: F401  (registers the op classes)
+
+from ..registry import PassFailure, register_pass
+from .mindir_to_linalg import LOWERINGS, load_all
+
+
+def _collect(op: ir.Operation, out: list):
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                inner = inner.operation
+                if inner.name.startswith("mindir."):
+                    out.append(inner)
+                _collect(inner, out)
+
+
+@register_pass("convert-mindir-to-linalg",
+               "Lower mindir ops to linalg/tensor/arith/math on tensors")
+def convert_mindir_to_linalg(module: ir.Operation):
+    load_all()
+    ops: list[ir.Operation] = []
+    _collect(module, ops)
+    failed = False
+    for op in ops:
+        fn = LOWERINGS.get(op.name)
+        if fn is None:
+            op.location.emit_error(f"no lowering to linalg for '{op.name}'")
+            failed = True
+            continue
+        with op.location, ir.InsertionPoint(op):
+            new_values = fn(op.opview)
+        if isinstance(new_values, ir.Value):
+            new_values = [new_values]
+        for old, new in zip(op.results, new_values):
+            old.replace_all_uses_with(new)
+        op.erase()
+    if failed:
+        raise PassFailure()

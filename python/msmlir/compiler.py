@@ -1,0 +1,156 @@
+"""The compiler driver: a module of mindir functions -> native CPU code.
+
+`compile_module` (or `compile_mlir` for text) runs `msmlir-cpu-pipeline` on a
+copy of the module and JIT-compiles it with MLIR's ExecutionEngine. Each
+public function's tensor results become caller-allocated out-parameters, so
+`CompiledModule.call` passes numpy arrays in and out without copies (inputs
+that are not C-contiguous are made so first).
+
+All msmlir IR lives in one shared MLIR context (`context()`); build modules in
+it so that the frontend, the passes and the runtime can exchange IR.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+from mlir.execution_engine import ExecutionEngine
+from mlir.runtime import np_to_memref
+
+from . import _native
+from msmlir.passes import run_pipeline
+
+_CONTEXT: ir.Context | None = None
+_LOCK = threading.Lock()
+
+
+def context() -> ir.Context:
+    """The process-wide MLIR context holding all msmlir IR."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        _CONTEXT = ir.Context()
+        _native.load_dialects(_CONTEXT)
+    return _CONTEXT
+
+
+_NP_OF = {
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+}
+
+
+def numpy_dtype(t: ir.Type) -> np.dtype:
+    key = str(t)
+    if key not in _NP_OF:
+        raise TypeError(f"no numpy dtype for MLIR element type {key} on the CPU runtime")
+    return np.dtype(_NP_OF[key])
+
+
+@dataclass
+class _Signature:
+    inputs: list[tuple[tuple[int, ...], np.dtype]]
+    outputs: list[tuple[tuple[int, ...], np.dtype]]
+
+
+def _tensor_sig(t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
+    rt = ir.RankedTensorType(t)
+    if not rt.has_static_shape:
+        raise TypeError(f"the CPU runtime needs static shapes, got {t}")
+    return tuple(rt.shape), numpy_dtype(rt.element_type)
+
+
+def _runtime_libs() -> list[str]:
+    lib = _native.RUNTIME_LIB_DIR
+    return [str(lib / "libmlir_c_runner_utils.so")]
+
+
+_DESC_CLASSES: dict = {}
+
+
+def _descriptor(arr: np.ndarray):
+    """A memref descriptor viewing `arr` (no copy); classes cached per rank/dtype."""
+    key = (arr.ndim, arr.dtype)
+    cls = _DESC_CLASSES.get(key)
+    if cls is None:
+        ctp = np_to_memref.as_ctype(arr.dtype)
+        fields = [("allocated", ctypes.c_longlong), ("aligned", ctypes.POINTER(ctp)),
+                  ("offset", ctypes.c_longlong)]
+        if arr.ndim:
+            fields += [("shape", ctypes.c_longlong * arr.ndim),
+                       ("strides", ctypes.c_longlong * arr.ndim)]
+        cls = _DESC_CLASSES[key] = (type("MemRefDescriptor", (ctypes.Structure,),
+                                         {"_fields_": fields}), ctypes.POINTER(ctp))
+    struct, ptr_type = cls
+    d = struct()
+    d.allocated = arr.ctypes.data
+    d.aligned = ctypes.cast(arr.ctypes.data, ptr_type)
+    d.offset = 0
+    if arr.ndim:
+        d.shape[:] = arr.shape
+        d.strides[:] = [s // arr.itemsize for s in arr.strides]
+    return d
+
+
+class CompiledModule:
+    """Native code for every public function of a module."""
+
+    def __init__(self, module: ir.Module, opt_level: int = 3):
+        self.signatures: dict[str, _Signature] = {}
+        with module.context:
+            for op in module.body.operations:
+                if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
+                    continue
+                if not op.regions[0].blocks:
+                    continue
+                name = ir.StringAttr(op.attributes["sym_name"]).value
+                ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+                self.signatures[name] = _Signature([_tensor_sig(t) for t in ftype.inputs],
+                                                   [_tensor_sig(t) for t in ftype.results])
+                op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            run_pipeline(module, "builtin.module(msmlir-cpu-pipeline)")
+            self.llvm_ir = module
+            self.engine = ExecutionEngine(module, opt_level=opt_level,
+                                          shared_libs=_runtime_libs())
+        self._funcs = {name: self.engine.lookup(name) for name in self.signatures}
+
+    def call(self, name: str, *args) -> tuple[np.ndarray, ...]:
+        """Runs function `name` on numpy arrays; returns its results."""
+        sig = self.signatures.get(name)
+        if sig is None:
+            raise KeyError(f"no public function '{name}' in the compiled module "
+                           f"(have: {', '.join(self.signatures)})")
+        if len(args) != len(sig.inputs):
+            raise TypeError(f"{name} takes {len(sig.inputs)} arguments, got {len(args)}")
+        inputs = []
+        for i, (a, (shape, dtype)) in enumerate(zip(args, sig.inputs)):
+            a = np.asarray(a)
+            if a.shape != shape or a.dtype != dtype:
+                raise TypeError(f"argument {i} of {name}: expected {dtype}{list(shape)}, "
+                                f"got {a.dtype}{list(a.shape)}")
+            inputs.append(np.ascontiguousarray(a))
+        outputs = [np.empty(shape, dtype) for shape, dtype in sig.outputs]
+        descs = [_descriptor(a) for a in inputs + outputs]
+        packed = (ctypes.c_void_p * len(descs))()
+        keep = [ctypes.pointer(ctypes.pointer(d)) for d in descs]
+        for i, p in enumerate(keep):
+            packed[i] = ctypes.cast(p, ctypes.c_void_p)
+        self._funcs[name](packed)
+        return tuple(outputs)
+
+
+def compile_module(module: ir.Module, opt_level: int = 3) -> CompiledModule:
+    """Compiles a module of mindir functions (the module is lowered in place;
+    pass a clone to keep the mindir form)."""
+    with _LOCK:
+        return CompiledModule(module, opt_level)
+
+
+def compile_mlir(text: str, source_name: str = "<mlir>", opt_level: int = 3) -> CompiledModule:
+    """Parses MLIR text in the shared context and compiles it."""
+    ctx = context()
+    with ctx:
+        module = ir.Module.parse(text)
+    return compile_module(module, opt_level)
