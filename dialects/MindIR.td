@@ -23,10 +23,25 @@ def MindIR_Dialect : Dialect {
   let summary = "MindSpore's graph-level IR (MindIR) as an MLIR dialect";
   let description = [{
     Graph-level tensor operations with MindSpore primitive semantics. Functions
-    are `func.func`, control flow is `scf` on tensors. Binary operations
-    broadcast like NumPy; reductions take `axes` (empty = all axes) and
-    `keep_dims`. Lowered to linalg/tensor/arith/math by
-    `convert-mindir-to-linalg`.
+    are `func.func`, control flow is `scf` on tensors. Lowered to
+    linalg/tensor/arith/math by `convert-mindir-to-linalg`.
+
+    Conventions shared by all operations:
+
+    * Tensors are ranked and statically shaped. Element types are `f16`,
+      `bf16`, `f32`, `f64`, `i1` (bool), `i8`, `i32` and `i64`; integers are
+      signed (signless in MLIR, interpreted as two's complement), `i1` is
+      unsigned (false = 0, true = 1).
+    * Binary elementwise operations broadcast like NumPy (shapes are aligned
+      on the right; a dim of size 1 stretches). Their operands must share the
+      element type: the frontend inserts `mindir.cast` for mixed types.
+    * Axes may be negative (counted from the end). Reductions take `axes`
+      (empty = all axes) and `keep_dims`.
+    * Result types are inferred in C++ from the operands and attributes
+      (`InferTypeOpInterface`) and re-checked by the verifier, so shape errors
+      are reported at the op's location. Most ops print the full functional
+      type, `(operand types) -> result types`, to keep the IR readable.
+    * Default-valued attributes (MindSpore's defaults) are elided when printed.
   }];
   let hasConstantMaterializer = 1;
 }
@@ -35,16 +50,21 @@ def MindIR_Dialect : Dialect {
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-def MI_FloatElem : AnyTypeOf<[F16, BF16, F32, F64]>;
-def MI_IntElem : AnyTypeOf<[I8, I32, I64]>;
-def MI_NumElem : AnyTypeOf<[F16, BF16, F32, F64, I8, I32, I64]>;
-def MI_AnyElem : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+def MI_FloatElem : AnyTypeOf<[F16, BF16, F32, F64], "float (f16, bf16, f32, f64)">;
+def MI_IntElem : AnyTypeOf<[I8, I32, I64], "integer (i8, i32, i64)">;
+def MI_NumElem : AnyTypeOf<[F16, BF16, F32, F64, I8, I32, I64],
+                           "number (f16, bf16, f32, f64, i8, i32, i64)">;
+def MI_AnyElem : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I32, I64],
+                           "f16, bf16, f32, f64, i1, i8, i32 or i64">;
 
-def MI_Tensor : RankedTensorOf<[MI_AnyElem]>;
-def MI_FloatTensor : RankedTensorOf<[MI_FloatElem]>;
-def MI_IntTensor : RankedTensorOf<[MI_IntElem]>;
-def MI_NumTensor : RankedTensorOf<[MI_NumElem]>;
-def MI_BoolTensor : RankedTensorOf<[I1]>;
+// All mindir tensors are ranked and statically shaped.
+class MI_TensorOf<list<Type> elems> :
+  RankedTensorOf<elems, [HasStaticShapePred], "statically shaped tensor">;
+def MI_Tensor : MI_TensorOf<[MI_AnyElem]>;
+def MI_FloatTensor : MI_TensorOf<[MI_FloatElem]>;
+def MI_IntTensor : MI_TensorOf<[MI_IntElem]>;
+def MI_NumTensor : MI_TensorOf<[MI_NumElem]>;
+def MI_BoolTensor : MI_TensorOf<[I1]>;
 
 // Attribute shorthands with MindSpore defaults.
 class MI_I64Array<string default = "{}"> :
@@ -90,6 +110,12 @@ class MI_UnaryOp<string mnemonic, Type T, list<Trait> traits = []> :
   let arguments = (ins T:$x);
   let results = (outs T:$y);
   let assemblyFormat = "$x attr-dict `:` type($x)";
+  let description = [{
+    Elementwise; the result has the type of the operand.
+    ```mlir
+    %y = mindir.}] # mnemonic # [{ %x : tensor<2x3xf32>
+    ```
+  }];
 }
 class MI_FloatUnaryOp<string mnemonic, list<Trait> traits = []> :
     MI_UnaryOp<mnemonic, MI_FloatTensor, traits>;
@@ -100,26 +126,57 @@ class MI_NumUnaryOp<string mnemonic, list<Trait> traits = []> :
 class MI_BinaryOp<string mnemonic, Type T, list<Trait> traits = []> :
     MI_InferredOp<mnemonic, traits> {
   let arguments = (ins T:$lhs, T:$rhs);
-  let results = (outs MI_Tensor:$result);
+  let results = (outs T:$result);
+  let description = [{
+    Elementwise with NumPy broadcasting. Both operands must have the same
+    element type; the result has the broadcast shape and that element type.
+    ```mlir
+    %r = mindir.}] # mnemonic # [{ %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
 }
 class MI_ArithOp<string mnemonic, list<Trait> traits = []> :
     MI_BinaryOp<mnemonic, MI_NumTensor, traits>;
 class MI_CompareOp<string mnemonic, list<Trait> traits = []> :
     MI_BinaryOp<mnemonic, MI_Tensor, traits> {
   let results = (outs MI_BoolTensor:$result);
+  let description = [{
+    Elementwise comparison with NumPy broadcasting; the operands share the
+    element type and the result is `i1` of the broadcast shape. Floats compare
+    as IEEE (every comparison with NaN is false except `not_equal`); integers
+    compare signed, `i1` unsigned (false < true).
+    ```mlir
+    %r = mindir.}] # mnemonic # [{ %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+  let hasFolder = 1;
 }
 
 class MI_ReduceOp<string mnemonic, list<Trait> traits = []> :
     MI_InferredOp<mnemonic, traits> {
   let arguments = (ins MI_NumTensor:$x, MI_Axes:$axes, MI_KeepDims:$keep_dims);
   let results = (outs MI_NumTensor:$y);
+  let description = [{
+    Reduces over `axes` (empty = all axes; negative axes count from the end;
+    no axis may repeat). With `keep_dims` the reduced dims stay as size 1,
+    otherwise they are removed. The element type is kept.
+    ```mlir
+    %s = mindir.}] # mnemonic # [{ %x {axes = array<i64: 1>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+    ```
+  }];
+  let hasFolder = 1;
 }
 
 class MI_ArgReduceOp<string mnemonic> : MI_InferredOp<mnemonic> {
   let arguments = (ins MI_NumTensor:$x,
                        DefaultValuedAttr<I64Attr, "-1">:$axis,
                        MI_KeepDims:$keep_dims);
-  let results = (outs RankedTensorOf<[I32]>:$y);
+  let results = (outs MI_TensorOf<[I32]>:$y);
+  let description = [{
+    Index (`i32`, as MindSpore's default `output_type`) along `axis` (default
+    -1); ties resolve to the first index. With `keep_dims` the axis stays as
+    size 1. The input must have rank >= 1.
+  }];
 }
 
 // Attributes shared by conv2d and its backprop ops (MindSpore Conv2D).
@@ -134,6 +191,16 @@ defvar MI_PoolAttrs = (ins DenseI64ArrayAttr:$kernel_size,
                            MI_PadMode:$pad_mode,
                            MI_I64Array<"{0, 0, 0, 0}">:$pad);
 
+defvar MI_WindowDoc = [{
+    Window attributes (MindSpore semantics): `stride`/`strides`, `dilation`
+    and `kernel_size` have two values [h, w]. `pad_mode` is "valid" (no
+    padding, output = floor((in - effective_kernel) / stride) + 1), "same"
+    (output = ceil(in / stride); the total padding is split with the extra
+    row/column at the bottom/right, as MindSpore/TF) or "pad" (explicit
+    `pad` = [top, bottom, left, right]); `pad` must be all zero unless
+    `pad_mode` is "pad".
+}];
+
 //===----------------------------------------------------------------------===//
 // Creation
 //===----------------------------------------------------------------------===//
@@ -141,6 +208,14 @@ defvar MI_PoolAttrs = (ins DenseI64ArrayAttr:$kernel_size,
 def MindIR_ConstantOp : MindIR_Op<"constant",
     [ConstantLike, Pure, InferTypeOpAdaptor]> {
   let summary = "dense constant tensor";
+  let description = [{
+    The result type is the type of `value` (any `ElementsAttr`: `dense<...>`,
+    `dense_resource<...>`, ...). Folders of other ops produce constants through
+    the dialect's constant materializer.
+    ```mlir
+    %c = mindir.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
   let arguments = (ins ElementsAttr:$value);
   let results = (outs MI_Tensor:$output);
   let assemblyFormat = "attr-dict $value";
@@ -149,26 +224,48 @@ def MindIR_ConstantOp : MindIR_Op<"constant",
 
 def MindIR_FillOp : MindIR_Op<"fill", [Pure]> {
   let summary = "tensor of the given type filled with one scalar value";
+  let description = [{
+    `value` is a typed scalar attribute whose type is the result element type.
+    Folds to a splat `mindir.constant`.
+    ```mlir
+    %t = mindir.fill 1.5 : f32 : tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins TypedAttrInterface:$value);
   let results = (outs MI_Tensor:$output);
   let assemblyFormat = "$value attr-dict `:` type($output)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def MindIR_ZerosLikeOp : MI_UnaryOp<"zeros_like", MI_Tensor> {
   let summary = "zeros with the shape and type of the input";
+  let description = [{
+    Folds to a splat `mindir.constant` (the input's values are not read).
+  }];
   let hasFolder = 1;
 }
 def MindIR_OnesLikeOp : MI_UnaryOp<"ones_like", MI_Tensor> {
   let summary = "ones with the shape and type of the input";
+  let description = [{
+    Folds to a splat `mindir.constant` (`true` for `i1`).
+  }];
   let hasFolder = 1;
 }
 
 def MindIR_ArangeOp : MindIR_Op<"arange", [Pure]> {
   let summary = "1-D range [start, limit) with step delta";
+  let description = [{
+    Element i is `start + i * delta`; the result has
+    `max(0, ceil((limit - start) / delta))` elements (checked against the
+    result type). `delta` must not be zero.
+    ```mlir
+    %r = mindir.arange {start = 0.0 : f64, limit = 5.0 : f64} : tensor<5xi32>
+    ```
+  }];
   let arguments = (ins F64Attr:$start, F64Attr:$limit,
                        DefaultValuedAttr<F64Attr, "1.0">:$delta);
-  let results = (outs RankedTensorOf<[MI_NumElem]>:$output);
+  let results = (outs MI_TensorOf<[MI_NumElem]>:$output);
   let assemblyFormat = "attr-dict `:` type($output)";
   let hasVerifier = 1;
 }
@@ -177,56 +274,104 @@ def MindIR_RandomUniformOp : MindIR_Op<"random_uniform", [Pure]> {
   let summary = "stateless seeded uniform random tensor in [minval, maxval)";
   let description = [{
     Counter-based: element i is a hash of (seed, i), so results do not depend
-    on the schedule and are reproducible on every target.
+    on the schedule and are reproducible on every target. Two ops with the
+    same seed and type produce the same tensor (so they may be CSE'd).
+    Requires `minval < maxval`.
+    ```mlir
+    %u = mindir.random_uniform {seed = 42 : i64} : tensor<4x4xf32>
+    ```
   }];
   let arguments = (ins I64Attr:$seed,
                        DefaultValuedAttr<F64Attr, "0.0">:$minval,
                        DefaultValuedAttr<F64Attr, "1.0">:$maxval);
   let results = (outs MI_FloatTensor:$output);
   let assemblyFormat = "attr-dict `:` type($output)";
+  let hasVerifier = 1;
 }
 
 def MindIR_RandomNormalOp : MindIR_Op<"random_normal", [Pure]> {
   let summary = "stateless seeded normal random tensor (Box-Muller)";
+  let description = [{
+    Counter-based like `random_uniform`; `mean + stddev * N(0, 1)` with the
+    normal sample made by Box-Muller from two uniform hashes of (seed, i).
+    Requires `stddev >= 0`.
+    ```mlir
+    %n = mindir.random_normal {seed = 7 : i64, stddev = 0.02 : f64} : tensor<16xf32>
+    ```
+  }];
   let arguments = (ins I64Attr:$seed,
                        DefaultValuedAttr<F64Attr, "0.0">:$mean,
                        DefaultValuedAttr<F64Attr, "1.0">:$stddev);
   let results = (outs MI_FloatTensor:$output);
   let assemblyFormat = "attr-dict `:` type($output)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Unary elementwise
 //===----------------------------------------------------------------------===//
 
-def MindIR_NegOp : MI_NumUnaryOp<"neg"> { let summary = "-x"; let hasFolder = 1; }
-def MindIR_AbsOp : MI_NumUnaryOp<"abs"> { let summary = "|x|"; }
-def MindIR_SignOp : MI_NumUnaryOp<"sign"> { let summary = "sign(x) in {-1, 0, 1}"; }
-def MindIR_SquareOp : MI_NumUnaryOp<"square"> { let summary = "x * x"; }
-def MindIR_ReluOp : MI_NumUnaryOp<"relu"> { let summary = "max(x, 0)"; let hasFolder = 1; }
-def MindIR_ExpOp : MI_FloatUnaryOp<"exp"> { let summary = "e^x"; }
-def MindIR_LogOp : MI_FloatUnaryOp<"log"> { let summary = "natural logarithm"; }
-def MindIR_Log1pOp : MI_FloatUnaryOp<"log1p"> { let summary = "log(1 + x)"; }
-def MindIR_Expm1Op : MI_FloatUnaryOp<"expm1"> { let summary = "e^x - 1"; }
-def MindIR_SqrtOp : MI_FloatUnaryOp<"sqrt"> { let summary = "square root"; }
-def MindIR_RsqrtOp : MI_FloatUnaryOp<"rsqrt"> { let summary = "1 / sqrt(x)"; }
-def MindIR_ReciprocalOp : MI_FloatUnaryOp<"reciprocal"> { let summary = "1 / x"; }
-def MindIR_SinOp : MI_FloatUnaryOp<"sin"> { let summary = "sine"; }
-def MindIR_CosOp : MI_FloatUnaryOp<"cos"> { let summary = "cosine"; }
-def MindIR_TanhOp : MI_FloatUnaryOp<"tanh"> { let summary = "hyperbolic tangent"; }
-def MindIR_SigmoidOp : MI_FloatUnaryOp<"sigmoid"> { let summary = "1 / (1 + e^-x)"; }
+def MindIR_NegOp : MI_NumUnaryOp<"neg"> {
+  let summary = "elementwise negation, -x";
+  let hasFolder = 1;
+}
+def MindIR_AbsOp : MI_NumUnaryOp<"abs"> {
+  let summary = "elementwise absolute value, |x|";
+  let hasFolder = 1;
+}
+def MindIR_SignOp : MI_NumUnaryOp<"sign"> {
+  let summary = "elementwise sign: -1, 0 or 1 (0 for +-0.0, NaN for NaN)";
+}
+def MindIR_SquareOp : MI_NumUnaryOp<"square"> {
+  let summary = "elementwise square, x * x";
+  let hasFolder = 1;
+}
+def MindIR_ReluOp : MI_NumUnaryOp<"relu"> {
+  let summary = "rectified linear unit, max(x, 0)";
+  let hasFolder = 1;
+}
+def MindIR_ExpOp : MI_FloatUnaryOp<"exp"> { let summary = "elementwise exponential, e^x"; }
+def MindIR_LogOp : MI_FloatUnaryOp<"log"> { let summary = "elementwise natural logarithm"; }
+def MindIR_Log1pOp : MI_FloatUnaryOp<"log1p"> { let summary = "elementwise log(1 + x)"; }
+def MindIR_Expm1Op : MI_FloatUnaryOp<"expm1"> { let summary = "elementwise e^x - 1"; }
+def MindIR_SqrtOp : MI_FloatUnaryOp<"sqrt"> { let summary = "elementwise square root"; }
+def MindIR_RsqrtOp : MI_FloatUnaryOp<"rsqrt"> { let summary = "elementwise reciprocal square root, 1 / sqrt(x)"; }
+def MindIR_ReciprocalOp : MI_FloatUnaryOp<"reciprocal"> { let summary = "elementwise reciprocal, 1 / x"; }
+def MindIR_SinOp : MI_FloatUnaryOp<"sin"> { let summary = "elementwise sine"; }
+def MindIR_CosOp : MI_FloatUnaryOp<"cos"> { let summary = "elementwise cosine"; }
+def MindIR_TanhOp : MI_FloatUnaryOp<"tanh"> { let summary = "elementwise hyperbolic tangent"; }
+def MindIR_SigmoidOp : MI_FloatUnaryOp<"sigmoid"> { let summary = "logistic sigmoid, 1 / (1 + e^-x)"; }
 def MindIR_ErfOp : MI_FloatUnaryOp<"erf"> { let summary = "Gauss error function"; }
-def MindIR_SoftplusOp : MI_FloatUnaryOp<"softplus"> { let summary = "log(1 + e^x)"; }
-def MindIR_SiluOp : MI_FloatUnaryOp<"silu"> { let summary = "x * sigmoid(x)"; }
-def MindIR_FloorOp : MI_FloatUnaryOp<"floor"> { let summary = "round toward -inf"; }
-def MindIR_CeilOp : MI_FloatUnaryOp<"ceil"> { let summary = "round toward +inf"; }
-def MindIR_RoundOp : MI_FloatUnaryOp<"round"> { let summary = "round half to even (numpy.round)"; }
+def MindIR_SoftplusOp : MI_FloatUnaryOp<"softplus"> { let summary = "softplus, log(1 + e^x)"; }
+def MindIR_SiluOp : MI_FloatUnaryOp<"silu"> { let summary = "SiLU (swish), x * sigmoid(x)"; }
+def MindIR_FloorOp : MI_FloatUnaryOp<"floor"> {
+  let summary = "elementwise rounding toward -inf";
+  let hasFolder = 1;
+}
+def MindIR_CeilOp : MI_FloatUnaryOp<"ceil"> {
+  let summary = "elementwise rounding toward +inf";
+  let hasFolder = 1;
+}
+def MindIR_RoundOp : MI_FloatUnaryOp<"round"> {
+  let summary = "elementwise rounding half to even (MindSpore Round, numpy.round)";
+  let hasFolder = 1;
+}
 def MindIR_StopGradientOp : MI_UnaryOp<"stop_gradient", MI_Tensor> {
   let summary = "identity whose gradient is zero";
+  let description = [{
+    Forward: returns `x`. Autodiff treats the result as a constant. It is
+    removed only after autodiff (it has no folder on purpose).
+  }];
 }
 
 def MindIR_LeakyReluOp : MindIR_Op<"leaky_relu", [Pure, SameOperandsAndResultType]> {
-  let summary = "x if x >= 0 else alpha * x";
+  let summary = "leaky ReLU: x if x >= 0 else alpha * x";
+  let description = [{
+    `alpha` defaults to 0.2 (MindSpore nn.LeakyReLU).
+    ```mlir
+    %y = mindir.leaky_relu %x {alpha = 1.000000e-02 : f64} : tensor<8xf32>
+    ```
+  }];
   let arguments = (ins MI_FloatTensor:$x, DefaultValuedAttr<F64Attr, "0.2">:$alpha);
   let results = (outs MI_FloatTensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x)";
@@ -234,6 +379,14 @@ def MindIR_LeakyReluOp : MindIR_Op<"leaky_relu", [Pure, SameOperandsAndResultTyp
 
 def MindIR_GeluOp : MindIR_Op<"gelu", [Pure, SameOperandsAndResultType]> {
   let summary = "GELU; approximate = \"tanh\" (default) or \"none\" (erf form)";
+  let description = [{
+    "tanh" (MindSpore GeLU primitive, the default):
+    `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+    "none": `0.5 * x * (1 + erf(x / sqrt(2)))`.
+    ```mlir
+    %y = mindir.gelu %x {approximate = "none"} : tensor<8xf32>
+    ```
+  }];
   let arguments = (ins MI_FloatTensor:$x,
                        DefaultValuedAttr<StrAttr, "\"tanh\"">:$approximate);
   let results = (outs MI_FloatTensor:$y);
@@ -242,23 +395,36 @@ def MindIR_GeluOp : MindIR_Op<"gelu", [Pure, SameOperandsAndResultType]> {
 }
 
 def MindIR_LogicalNotOp : MI_UnaryOp<"logical_not", MI_BoolTensor> {
-  let summary = "boolean negation";
+  let summary = "elementwise boolean negation";
   let hasFolder = 1;
 }
 
 def MindIR_IsNanOp : MI_InferredOp<"isnan"> {
-  let summary = "x != x, as i1";
+  let summary = "elementwise x != x, as i1";
   let arguments = (ins MI_FloatTensor:$x);
   let results = (outs MI_BoolTensor:$y);
 }
 def MindIR_IsFiniteOp : MI_InferredOp<"isfinite"> {
-  let summary = "not nan and not +-inf, as i1";
+  let summary = "elementwise: neither NaN nor +-inf, as i1";
   let arguments = (ins MI_FloatTensor:$x);
   let results = (outs MI_BoolTensor:$y);
 }
 
 def MindIR_CastOp : MindIR_Op<"cast", [Pure]> {
-  let summary = "element type conversion (float<->int truncates toward zero)";
+  let summary = "element type conversion (MindSpore Cast)";
+  let description = [{
+    Keeps the shape, changes the element type:
+    * float -> float: rounds to nearest even;
+    * float -> int: truncates toward zero (NaN/out of range is undefined);
+    * int -> float: signed, rounds to nearest even; `i1` converts as 0/1;
+    * int -> int: sign-extends or truncates (two's complement); `i1`
+      zero-extends;
+    * anything -> `i1`: `x != 0` (NaN -> true).
+    Folds when the types are equal, and on splat constants.
+    ```mlir
+    %y = mindir.cast %x : tensor<4xi32> to tensor<4xf32>
+    ```
+  }];
   let arguments = (ins MI_Tensor:$x);
   let results = (outs MI_Tensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x) `to` type($y)";
@@ -270,40 +436,79 @@ def MindIR_CastOp : MindIR_Op<"cast", [Pure]> {
 // Binary elementwise with broadcasting, select, clamp
 //===----------------------------------------------------------------------===//
 
-def MindIR_AddOp : MI_ArithOp<"add", [Commutative]> { let summary = "x + y"; let hasFolder = 1; }
-def MindIR_SubOp : MI_ArithOp<"sub"> { let summary = "x - y"; let hasFolder = 1; }
-def MindIR_MulOp : MI_ArithOp<"mul", [Commutative]> { let summary = "x * y"; let hasFolder = 1; }
-def MindIR_DivOp : MI_ArithOp<"div"> { let summary = "x / y (integer division truncates)"; let hasFolder = 1; }
-def MindIR_FloorDivOp : MI_ArithOp<"floordiv"> { let summary = "floor(x / y)"; }
-def MindIR_ModOp : MI_ArithOp<"mod"> { let summary = "x - floor(x / y) * y (sign of y, as numpy)"; }
-def MindIR_PowOp : MI_BinaryOp<"pow", MI_FloatTensor> { let summary = "x ** y"; }
-def MindIR_MaximumOp : MI_ArithOp<"maximum", [Commutative]> { let summary = "max(x, y), nan-propagating"; }
-def MindIR_MinimumOp : MI_ArithOp<"minimum", [Commutative]> { let summary = "min(x, y), nan-propagating"; }
+def MindIR_AddOp : MI_ArithOp<"add", [Commutative]> {
+  let summary = "elementwise addition with broadcasting";
+  let hasFolder = 1;
+}
+def MindIR_SubOp : MI_ArithOp<"sub"> {
+  let summary = "elementwise subtraction with broadcasting";
+  let hasFolder = 1;
+}
+def MindIR_MulOp : MI_ArithOp<"mul", [Commutative]> {
+  let summary = "elementwise multiplication with broadcasting";
+  let hasFolder = 1;
+}
+def MindIR_DivOp : MI_ArithOp<"div"> {
+  let summary = "elementwise division with broadcasting (integers truncate toward zero)";
+  let hasFolder = 1;
+}
+def MindIR_FloorDivOp : MI_ArithOp<"floordiv"> {
+  let summary = "elementwise floor(lhs / rhs) with broadcasting";
+}
+def MindIR_ModOp : MI_ArithOp<"mod"> {
+  let summary = "elementwise lhs - floor(lhs / rhs) * rhs (sign of rhs, as numpy.mod)";
+}
+def MindIR_PowOp : MI_BinaryOp<"pow", MI_FloatTensor> {
+  let summary = "elementwise lhs ** rhs with broadcasting (floats)";
+}
+def MindIR_MaximumOp : MI_ArithOp<"maximum", [Commutative]> {
+  let summary = "elementwise maximum with broadcasting, NaN-propagating";
+  let hasFolder = 1;
+}
+def MindIR_MinimumOp : MI_ArithOp<"minimum", [Commutative]> {
+  let summary = "elementwise minimum with broadcasting, NaN-propagating";
+  let hasFolder = 1;
+}
 
-def MindIR_EqualOp : MI_CompareOp<"equal", [Commutative]> { let summary = "x == y"; }
-def MindIR_NotEqualOp : MI_CompareOp<"not_equal", [Commutative]> { let summary = "x != y"; }
-def MindIR_LessOp : MI_CompareOp<"less"> { let summary = "x < y"; }
-def MindIR_LessEqualOp : MI_CompareOp<"less_equal"> { let summary = "x <= y"; }
-def MindIR_GreaterOp : MI_CompareOp<"greater"> { let summary = "x > y"; }
-def MindIR_GreaterEqualOp : MI_CompareOp<"greater_equal"> { let summary = "x >= y"; }
+def MindIR_EqualOp : MI_CompareOp<"equal", [Commutative]> { let summary = "elementwise lhs == rhs"; }
+def MindIR_NotEqualOp : MI_CompareOp<"not_equal", [Commutative]> { let summary = "elementwise lhs != rhs"; }
+def MindIR_LessOp : MI_CompareOp<"less"> { let summary = "elementwise lhs < rhs"; }
+def MindIR_LessEqualOp : MI_CompareOp<"less_equal"> { let summary = "elementwise lhs <= rhs"; }
+def MindIR_GreaterOp : MI_CompareOp<"greater"> { let summary = "elementwise lhs > rhs"; }
+def MindIR_GreaterEqualOp : MI_CompareOp<"greater_equal"> { let summary = "elementwise lhs >= rhs"; }
 
 def MindIR_LogicalAndOp : MI_BinaryOp<"logical_and", MI_BoolTensor, [Commutative]> {
-  let summary = "x and y";
-  let results = (outs MI_BoolTensor:$result);
+  let summary = "elementwise boolean and with broadcasting";
+  let hasFolder = 1;
 }
 def MindIR_LogicalOrOp : MI_BinaryOp<"logical_or", MI_BoolTensor, [Commutative]> {
-  let summary = "x or y";
-  let results = (outs MI_BoolTensor:$result);
+  let summary = "elementwise boolean or with broadcasting";
+  let hasFolder = 1;
 }
 
 def MindIR_SelectOp : MI_InferredOp<"select"> {
-  let summary = "cond ? x : y, all three broadcast";
+  let summary = "elementwise cond ? x : y, all three broadcast";
+  let description = [{
+    `x` and `y` share the element type, which is the result's; the result has
+    the broadcast shape of all three operands.
+    ```mlir
+    %r = mindir.select %c, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    ```
+  }];
   let arguments = (ins MI_BoolTensor:$cond, MI_Tensor:$x, MI_Tensor:$y);
   let results = (outs MI_Tensor:$result);
+  let hasFolder = 1;
 }
 
 def MindIR_ClampOp : MI_InferredOp<"clamp"> {
-  let summary = "min(max(x, min), max), all three broadcast";
+  let summary = "elementwise min(max(x, min), max), all three broadcast";
+  let description = [{
+    All three operands share the element type; the result has their broadcast
+    shape.
+    ```mlir
+    %r = mindir.clamp %x, %lo, %hi : (tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+    ```
+  }];
   let arguments = (ins MI_NumTensor:$x, MI_NumTensor:$min, MI_NumTensor:$max);
   let results = (outs MI_NumTensor:$result);
 }
@@ -314,11 +519,11 @@ def MindIR_ClampOp : MI_InferredOp<"clamp"> {
 
 def MindIR_ReduceSumOp : MI_ReduceOp<"reduce_sum"> { let summary = "sum over axes"; }
 def MindIR_ReduceMeanOp : MI_ReduceOp<"reduce_mean"> { let summary = "mean over axes"; }
-def MindIR_ReduceMaxOp : MI_ReduceOp<"reduce_max"> { let summary = "max over axes"; }
-def MindIR_ReduceMinOp : MI_ReduceOp<"reduce_min"> { let summary = "min over axes"; }
+def MindIR_ReduceMaxOp : MI_ReduceOp<"reduce_max"> { let summary = "maximum over axes"; }
+def MindIR_ReduceMinOp : MI_ReduceOp<"reduce_min"> { let summary = "minimum over axes"; }
 def MindIR_ReduceProdOp : MI_ReduceOp<"reduce_prod"> { let summary = "product over axes"; }
-def MindIR_ArgmaxOp : MI_ArgReduceOp<"argmax"> { let summary = "index of the first max along axis (i32)"; }
-def MindIR_ArgminOp : MI_ArgReduceOp<"argmin"> { let summary = "index of the first min along axis (i32)"; }
+def MindIR_ArgmaxOp : MI_ArgReduceOp<"argmax"> { let summary = "index of the first maximum along axis (i32)"; }
+def MindIR_ArgminOp : MI_ArgReduceOp<"argmin"> { let summary = "index of the first minimum along axis (i32)"; }
 
 //===----------------------------------------------------------------------===//
 // Linear algebra
@@ -326,6 +531,13 @@ def MindIR_ArgminOp : MI_ArgReduceOp<"argmin"> { let summary = "index of the fir
 
 def MindIR_MatMulOp : MI_InferredOp<"matmul"> {
   let summary = "2-D matrix product, optionally transposing either operand";
+  let description = [{
+    `a` is [M, K] ([K, M] with `transpose_a`), `b` is [K, N] ([N, K] with
+    `transpose_b`); the result is [M, N]. Operands share the element type.
+    ```mlir
+    %c = mindir.matmul %a, %b {transpose_b = true} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+    ```
+  }];
   let arguments = (ins MI_NumTensor:$a, MI_NumTensor:$b,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
@@ -334,6 +546,14 @@ def MindIR_MatMulOp : MI_InferredOp<"matmul"> {
 
 def MindIR_BatchMatMulOp : MI_InferredOp<"batch_matmul"> {
   let summary = "batched matrix product over the last two dims; batch dims broadcast";
+  let description = [{
+    Operands have rank >= 3; the last two dims multiply as in `matmul`
+    (with the same transpose flags), the leading batch dims broadcast like
+    NumPy.
+    ```mlir
+    %c = mindir.batch_matmul %a, %b : (tensor<8x2x3xf32>, tensor<1x3x4xf32>) -> tensor<8x2x4xf32>
+    ```
+  }];
   let arguments = (ins MI_NumTensor:$a, MI_NumTensor:$b,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
@@ -342,6 +562,11 @@ def MindIR_BatchMatMulOp : MI_InferredOp<"batch_matmul"> {
 
 def MindIR_BiasAddOp : MI_InferredOp<"bias_add"> {
   let summary = "x + bias along the channel dim (1 for NCHW, last for NHWC)";
+  let description = [{
+    `x` has rank >= 2, `bias` is 1-D with the channel count; `data_format` is
+    "NCHW" (channels at dim 1, the default, also used for 2-D [N, C]) or
+    "NHWC" (channels last).
+  }];
   let arguments = (ins MI_NumTensor:$x, MI_NumTensor:$bias,
                        DefaultValuedAttr<StrAttr, "\"NCHW\"">:$data_format);
   let results = (outs MI_NumTensor:$output);
@@ -354,9 +579,14 @@ def MindIR_BiasAddOp : MI_InferredOp<"bias_add"> {
 def MindIR_Conv2DOp : MI_InferredOp<"conv2d"> {
   let summary = "2-D convolution, NCHW input, OIHW weight (O, C/group, kh, kw)";
   let description = [{
-    `pad_mode` is "valid" (no padding), "same" (output = ceil(in / stride),
-    extra padding at the bottom/right as MindSpore/TF) or "pad" (explicit
-    `pad` = [top, bottom, left, right]).
+    Cross-correlation (no kernel flip) of `input` [N, C, H, W] with `weight`
+    [O, C / group, kh, kw]; the result is [N, O, Ho, Wo]. `group` must divide
+    C and O.
+  }] # MI_WindowDoc # [{
+    ```mlir
+    %y = mindir.conv2d %x, %w {pad_mode = "same", stride = array<i64: 2, 2>}
+        : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
+    ```
   }];
   let arguments = !con((ins MI_FloatTensor:$input, MI_FloatTensor:$weight), MI_ConvAttrs);
   let results = (outs MI_FloatTensor:$output);
@@ -364,6 +594,11 @@ def MindIR_Conv2DOp : MI_InferredOp<"conv2d"> {
 
 def MindIR_Conv2DBackpropInputOp : MI_InferredOp<"conv2d_backprop_input"> {
   let summary = "gradient of conv2d w.r.t. its input (shape given by input_shape)";
+  let description = [{
+    `dout` is the gradient of a `conv2d` output; `input_shape` is the forward
+    input's shape; window attributes are those of the forward op, and `dout`
+    must have the shape the forward op produces. The result has `input_shape`.
+  }];
   let arguments = !con((ins MI_FloatTensor:$dout, MI_FloatTensor:$weight,
                             DenseI64ArrayAttr:$input_shape), MI_ConvAttrs);
   let results = (outs MI_FloatTensor:$dx);
@@ -371,6 +606,11 @@ def MindIR_Conv2DBackpropInputOp : MI_InferredOp<"conv2d_backprop_input"> {
 
 def MindIR_Conv2DBackpropFilterOp : MI_InferredOp<"conv2d_backprop_filter"> {
   let summary = "gradient of conv2d w.r.t. its weight (shape given by filter_shape)";
+  let description = [{
+    `dout` is the gradient of a `conv2d` output, `input` the forward input;
+    `filter_shape` is the forward weight's shape; window attributes are those
+    of the forward op. The result has `filter_shape`.
+  }];
   let arguments = !con((ins MI_FloatTensor:$dout, MI_FloatTensor:$input,
                             DenseI64ArrayAttr:$filter_shape), MI_ConvAttrs);
   let results = (outs MI_FloatTensor:$dw);
@@ -378,27 +618,55 @@ def MindIR_Conv2DBackpropFilterOp : MI_InferredOp<"conv2d_backprop_filter"> {
 
 def MindIR_MaxPool2DOp : MI_InferredOp<"max_pool2d"> {
   let summary = "2-D max pooling over NCHW";
+  let description = [{
+    Padded positions never win the maximum.
+  }] # MI_WindowDoc # [{
+    ```mlir
+    %y = mindir.max_pool2d %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
+    ```
+  }];
   let arguments = !con((ins MI_FloatTensor:$x), MI_PoolAttrs);
   let results = (outs MI_FloatTensor:$y);
 }
 def MindIR_AvgPool2DOp : MI_InferredOp<"avg_pool2d"> {
   let summary = "2-D average pooling over NCHW (padding not counted)";
+  let description = [{
+    Each output is the mean of the window's in-bounds input elements (padded
+    positions are not counted in the divisor).
+  }] # MI_WindowDoc;
   let arguments = !con((ins MI_FloatTensor:$x), MI_PoolAttrs);
   let results = (outs MI_FloatTensor:$y);
 }
 def MindIR_MaxPool2DGradOp : MI_InferredOp<"max_pool2d_grad"> {
   let summary = "gradient of max_pool2d: dout routed to the first max of each window";
+  let description = [{
+    `x` is the forward input, `dout` the gradient of the forward output (its
+    shape is checked); the result has the shape of `x`. Overlapping windows
+    accumulate.
+  }];
   let arguments = !con((ins MI_FloatTensor:$x, MI_FloatTensor:$dout), MI_PoolAttrs);
   let results = (outs MI_FloatTensor:$dx);
 }
 def MindIR_AvgPool2DGradOp : MI_InferredOp<"avg_pool2d_grad"> {
   let summary = "gradient of avg_pool2d (input shape given by input_shape)";
+  let description = [{
+    `dout` is the gradient of the forward output (its shape is checked against
+    `input_shape` and the window attributes); each window spreads its gradient
+    evenly over its in-bounds elements. The result has `input_shape`.
+  }];
   let arguments = !con((ins MI_FloatTensor:$dout, DenseI64ArrayAttr:$input_shape), MI_PoolAttrs);
   let results = (outs MI_FloatTensor:$dx);
 }
 
 def MindIR_SoftmaxOp : MindIR_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let summary = "softmax along axis";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `axis` (default -1).
+    ```mlir
+    %y = mindir.softmax %x {axis = 0 : i64} : tensor<4x10xf32>
+    ```
+  }];
   let arguments = (ins MI_FloatTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs MI_FloatTensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x)";
@@ -406,6 +674,9 @@ def MindIR_SoftmaxOp : MindIR_Op<"softmax", [Pure, SameOperandsAndResultType]> {
 }
 def MindIR_LogSoftmaxOp : MindIR_Op<"log_softmax", [Pure, SameOperandsAndResultType]> {
   let summary = "log of softmax along axis, computed stably";
+  let description = [{
+    `x - max - log(sum(exp(x - max)))` along `axis` (default -1).
+  }];
   let arguments = (ins MI_FloatTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs MI_FloatTensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x)";
@@ -416,8 +687,13 @@ def MindIR_LayerNormOp : MI_InferredOp<"layer_norm"> {
   let summary = "layer normalization; returns (y, mean, rstd)";
   let description = [{
     Normalizes over dims [begin_norm_axis, rank); gamma/beta have the shape of
-    dims [begin_params_axis, rank). mean and rstd keep the input rank with the
-    normalized dims set to 1 (they are saved for the backward pass).
+    dims [begin_params_axis, rank). mean and rstd (1 / sqrt(var + epsilon),
+    biased variance) keep the input rank with the normalized dims set to 1
+    (they are saved for the backward pass).
+    ```mlir
+    %y, %mean, %rstd = mindir.layer_norm %x, %g, %b
+        : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+    ```
   }];
   let arguments = (ins MI_FloatTensor:$x, MI_FloatTensor:$gamma, MI_FloatTensor:$beta,
                        DefaultValuedAttr<I64Attr, "-1">:$begin_norm_axis,
@@ -429,9 +705,16 @@ def MindIR_LayerNormOp : MI_InferredOp<"layer_norm"> {
 def MindIR_BatchNormOp : MI_InferredOp<"batch_norm"> {
   let summary = "batch normalization over channel dim 1; returns (y, batch_mean, batch_var)";
   let description = [{
-    Training: normalizes with the batch statistics (biased variance) and returns
-    them. Eval: normalizes with `mean`/`variance` and returns those. Moving
-    averages are updated by the frontend with `assign`.
+    `x` is [N, C, ...]; `scale`, `bias`, `mean` and `variance` are [C].
+    Training (`is_training = true`): normalizes with the batch statistics
+    over all dims but 1 (biased variance) and returns them. Eval: normalizes
+    with `mean`/`variance` and returns those. Moving averages are updated by
+    the frontend with `assign`.
+    ```mlir
+    %y, %m, %v = mindir.batch_norm %x, %s, %b, %mm, %mv {is_training = true}
+        : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+        -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>)
+    ```
   }];
   let arguments = (ins MI_FloatTensor:$x, MI_FloatTensor:$scale, MI_FloatTensor:$bias,
                        MI_FloatTensor:$mean, MI_FloatTensor:$variance,
@@ -442,6 +725,11 @@ def MindIR_BatchNormOp : MI_InferredOp<"batch_norm"> {
 
 def MindIR_DropoutOp : MI_InferredOp<"dropout"> {
   let summary = "seeded dropout; returns (x * mask / keep_prob, mask)";
+  let description = [{
+    `mask` (0 or 1, the type of `x`) keeps each element with probability
+    `keep_prob` in (0, 1]; it is counter-based on (seed, i) like
+    `random_uniform`, so it is reproducible and returned for the backward pass.
+  }];
   let arguments = (ins MI_FloatTensor:$x,
                        DefaultValuedAttr<F64Attr, "0.5">:$keep_prob,
                        DefaultValuedAttr<I64Attr, "0">:$seed);
@@ -451,6 +739,15 @@ def MindIR_DropoutOp : MI_InferredOp<"dropout"> {
 
 def MindIR_OneHotOp : MI_InferredOp<"one_hot"> {
   let summary = "one-hot encoding with on/off values given as 0-d tensors";
+  let description = [{
+    Inserts a new dim of size `depth` at `axis` (-1 = last, otherwise in
+    [0, rank]); the result has the element type of `on_value`/`off_value`.
+    Indices outside [0, depth) give all `off_value`.
+    ```mlir
+    %y = mindir.one_hot %i, %on, %off {depth = 10 : i64}
+        : (tensor<4xi32>, tensor<f32>, tensor<f32>) -> tensor<4x10xf32>
+    ```
+  }];
   let arguments = (ins MI_IntTensor:$indices, MI_Tensor:$on_value, MI_Tensor:$off_value,
                        I64Attr:$depth, DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs MI_Tensor:$output);
@@ -459,6 +756,11 @@ def MindIR_OneHotOp : MI_InferredOp<"one_hot"> {
 def MindIR_SoftmaxCrossEntropyWithLogitsOp :
     MI_InferredOp<"softmax_cross_entropy_with_logits"> {
   let summary = "per-sample loss and d(loss)/d(logits) for dense labels [N, C]";
+  let description = [{
+    `loss[n] = -sum_c labels[n, c] * log_softmax(logits)[n, c]` ([N]) and
+    `backprop = softmax(logits) - labels` ([N, C]), as MindSpore's
+    SoftmaxCrossEntropyWithLogits.
+  }];
   let arguments = (ins MI_FloatTensor:$logits, MI_FloatTensor:$labels);
   let results = (outs MI_FloatTensor:$loss, MI_FloatTensor:$backprop);
 }
@@ -466,6 +768,12 @@ def MindIR_SoftmaxCrossEntropyWithLogitsOp :
 def MindIR_SparseSoftmaxCrossEntropyWithLogitsOp :
     MI_InferredOp<"sparse_softmax_cross_entropy_with_logits"> {
   let summary = "per-sample loss and d(loss)/d(logits) for class-index labels [N]";
+  let description = [{
+    Like `softmax_cross_entropy_with_logits` with `labels` given as class
+    indices [N] (the one-hot of them as dense labels). The loss is per sample
+    ([N], not averaged as MindSpore's `is_grad = False` form); the frontend
+    reduces it.
+  }];
   let arguments = (ins MI_FloatTensor:$logits, MI_IntTensor:$labels);
   let results = (outs MI_FloatTensor:$loss, MI_FloatTensor:$backprop);
 }
@@ -476,29 +784,52 @@ def MindIR_SparseSoftmaxCrossEntropyWithLogitsOp :
 
 def MindIR_ReshapeOp : MI_InferredOp<"reshape"> {
   let summary = "reshape to `shape` (at most one -1, inferred)";
+  let description = [{
+    Row-major reshape; the element count must not change. Folds
+    reshape(reshape(x)) and reshapes of constants.
+    ```mlir
+    %y = mindir.reshape %x {shape = array<i64: -1, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+    ```
+  }];
   let arguments = (ins MI_Tensor:$x, DenseI64ArrayAttr:$shape);
   let results = (outs MI_Tensor:$y);
   let hasFolder = 1;
 }
 def MindIR_TransposeOp : MI_InferredOp<"transpose"> {
   let summary = "permute dims: y.shape[i] = x.shape[perm[i]]";
+  let description = [{
+    ```mlir
+    %y = mindir.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    ```
+  }];
   let arguments = (ins MI_Tensor:$x, DenseI64ArrayAttr:$perm);
   let results = (outs MI_Tensor:$y);
   let hasFolder = 1;
 }
 def MindIR_BroadcastToOp : MI_InferredOp<"broadcast_to"> {
   let summary = "broadcast to `shape` (-1 keeps the input dim)";
+  let description = [{
+    NumPy broadcasting of `x` to `shape` (right-aligned; input dims of size 1
+    stretch). A -1 in `shape` keeps the corresponding input dim.
+  }];
   let arguments = (ins MI_Tensor:$x, DenseI64ArrayAttr:$shape);
   let results = (outs MI_Tensor:$y);
   let hasFolder = 1;
 }
 def MindIR_ExpandDimsOp : MI_InferredOp<"expand_dims"> {
   let summary = "insert a unit dim at `axis` (negative counts from the end)";
+  let description = [{
+    `axis` is in [-rank - 1, rank].
+  }];
   let arguments = (ins MI_Tensor:$x, I64Attr:$axis);
   let results = (outs MI_Tensor:$y);
+  let hasFolder = 1;
 }
 def MindIR_SqueezeOp : MI_InferredOp<"squeeze"> {
   let summary = "remove the unit dims in `axis` (empty = all unit dims)";
+  let description = [{
+    Every listed axis must have size 1.
+  }];
   let arguments = (ins MI_Tensor:$x, MI_Axes:$axis);
   let results = (outs MI_Tensor:$y);
   let hasFolder = 1;
@@ -507,49 +838,98 @@ def MindIR_FlattenOp : MI_InferredOp<"flatten"> {
   let summary = "keep dim 0, flatten the rest: [N, prod(rest)]";
   let arguments = (ins MI_Tensor:$x);
   let results = (outs MI_Tensor:$y);
+  let hasFolder = 1;
 }
 def MindIR_SliceOp : MI_InferredOp<"slice"> {
   let summary = "contiguous slice x[begin : begin + size] (size -1 = to the end)";
+  let description = [{
+    `begin` and `size` have one value per dim; `begin` is non-negative and the
+    slice must be in bounds.
+  }];
   let arguments = (ins MI_Tensor:$x, DenseI64ArrayAttr:$begin, DenseI64ArrayAttr:$size);
   let results = (outs MI_Tensor:$y);
+  let hasFolder = 1;
 }
 def MindIR_StridedSliceOp : MI_InferredOp<"strided_slice"> {
   let summary = "x[begin:end:strides] per dim; begin/end as Python slice.indices(dim) returns them";
+  let description = [{
+    One value per dim in each of `begin`, `end`, `strides`. Indices are
+    normalized (as Python's `slice(...).indices(dim)` returns them): for a
+    positive stride 0 <= begin, end <= dim; for a negative stride
+    -1 <= begin, end < dim, with -1 meaning "before the first element".
+    The result has `max(0, ceil((end - begin) / stride))` elements per dim.
+    ```mlir
+    %y = mindir.strided_slice %x {begin = array<i64: 3>, end = array<i64: -1>, strides = array<i64: -1>}
+        : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
   let arguments = (ins MI_Tensor:$x, DenseI64ArrayAttr:$begin, DenseI64ArrayAttr:$end,
                        DenseI64ArrayAttr:$strides);
   let results = (outs MI_Tensor:$y);
+  let hasFolder = 1;
 }
 def MindIR_ConcatOp : MI_InferredOp<"concat"> {
   let summary = "concatenate along axis";
+  let description = [{
+    At least one input; all share the element type, the rank and every dim
+    but `axis`.
+  }];
   let arguments = (ins Variadic<MI_Tensor>:$inputs, DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs MI_Tensor:$output);
+  let hasFolder = 1;
 }
 def MindIR_SplitOp : MI_InferredOp<"split"> {
   let summary = "split into output_num equal parts along axis";
+  let description = [{
+    ```mlir
+    %a, %b = mindir.split %x {axis = 1 : i64, output_num = 2 : i64}
+        : (tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+    ```
+  }];
   let arguments = (ins MI_Tensor:$x, DefaultValuedAttr<I64Attr, "0">:$axis, I64Attr:$output_num);
   let results = (outs Variadic<MI_Tensor>:$outputs);
 }
 def MindIR_StackOp : MI_InferredOp<"stack"> {
-  let summary = "stack equally-shaped tensors along a new axis";
+  let summary = "stack equally-typed tensors along a new axis";
+  let description = [{
+    At least one input, all of the same type; `axis` is in [-rank - 1, rank].
+  }];
   let arguments = (ins Variadic<MI_Tensor>:$inputs, DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs MI_Tensor:$output);
 }
 def MindIR_GatherOp : MI_InferredOp<"gather"> {
   let summary = "take slices of params along axis at indices";
+  let description = [{
+    Result shape: params.shape[:axis] + indices.shape + params.shape[axis+1:]
+    (MindSpore Gather).
+    ```mlir
+    %y = mindir.gather %p, %i : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+    ```
+  }];
   let arguments = (ins MI_Tensor:$params, MI_IntTensor:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs MI_Tensor:$output);
 }
 def MindIR_TileOp : MI_InferredOp<"tile"> {
   let summary = "repeat x `multiples[i]` times along dim i";
+  let description = [{
+    `multiples` has at least rank(x) positive values; when it has more, `x`
+    is first viewed with leading unit dims (MindSpore Tile).
+  }];
   let arguments = (ins MI_Tensor:$x, DenseI64ArrayAttr:$multiples);
   let results = (outs MI_Tensor:$y);
+  let hasFolder = 1;
 }
 def MindIR_PadOp : MI_InferredOp<"pad"> {
   let summary = "constant padding; paddings = [before0, after0, before1, after1, ...]";
+  let description = [{
+    Non-negative paddings, two per dim; padded elements are `constant_value`
+    converted to the element type.
+  }];
   let arguments = (ins MI_Tensor:$x, DenseI64ArrayAttr:$paddings,
                        DefaultValuedAttr<F64Attr, "0.0">:$constant_value);
   let results = (outs MI_Tensor:$y);
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -559,6 +939,14 @@ def MindIR_PadOp : MI_InferredOp<"pad"> {
 def MindIR_AssignOp : MindIR_Op<"assign", [AllTypesMatch<["variable", "value", "result"]>,
                                            MemoryEffects<[MemWrite]>]> {
   let summary = "write value into a parameter (a writable function argument)";
+  let description = [{
+    Returns the new value of the variable. The write is a side effect, so the
+    op is kept even when its result is unused; `mindir.depend` orders reads
+    after it.
+    ```mlir
+    %w1 = mindir.assign %w, %new : tensor<4xf32>
+    ```
+  }];
   let arguments = (ins MI_Tensor:$variable, MI_Tensor:$value);
   let results = (outs MI_Tensor:$result);
   let assemblyFormat = "$variable `,` $value attr-dict `:` type($variable)";
@@ -566,9 +954,17 @@ def MindIR_AssignOp : MindIR_Op<"assign", [AllTypesMatch<["variable", "value", "
 
 def MindIR_DependOp : MindIR_Op<"depend", [Pure, AllTypesMatch<["value", "result"]>]> {
   let summary = "value, ordered after the side effects producing `deps`";
+  let description = [{
+    Returns `value`; the uses of the result are ordered after the ops that
+    produced `deps` (MindSpore Depend). Without `deps` it folds to `value`.
+    ```mlir
+    %r = mindir.depend %x after %a : tensor<4xf32> : tensor<2xf32>
+    ```
+  }];
   let arguments = (ins MI_Tensor:$value, Variadic<AnyType>:$deps);
   let results = (outs MI_Tensor:$result);
   let assemblyFormat = "$value (`after` $deps^ `:` type($deps))? attr-dict `:` type($value)";
+  let hasFolder = 1;
 }
 
 #endif // MSMLIR_MINDIR_TD

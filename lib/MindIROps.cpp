@@ -1033,3 +1033,40 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Automatic differentiation
+//===----------------------------------------------------------------------===//
+
+LogicalResult GradOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto fn = symbols.lookupNearestSymbolFrom<FunctionOpInterface>(*this, getCalleeAttr());
+  if (!fn)
+    return emitOpError("'") << getCallee() << "' does not reference a function";
+  auto type = dyn_cast<FunctionType>(fn.getFunctionType());
+  if (!type)
+    return emitOpError("callee has no function type");
+  if (getInputs().getTypes() != type.getInputs())
+    return emitOpError("inputs ") << getInputs().getTypes() << " do not match the parameters "
+                                  << type.getInputs() << " of @" << getCallee();
+  unsigned nDiff = getHasAux() ? 1 : type.getNumResults();
+  if (getHasAux() && type.getNumResults() == 0)
+    return emitOpError("has_aux needs a callee with at least one result");
+  if (!getSens().empty() &&
+      getSens().getTypes() != type.getResults().take_front(nDiff))
+    return emitOpError("sens ") << getSens().getTypes()
+                                << " must match the differentiated results "
+                                << type.getResults().take_front(nDiff);
+  SmallVector<Type> expected;
+  if (getReturnValue())
+    llvm::append_range(expected, type.getResults());
+  for (int64_t p : getGradPosition()) {
+    if (p < 0 || p >= (int64_t)type.getNumInputs())
+      return emitOpError("grad_position ") << p << " is out of range for @" << getCallee()
+                                           << " with " << type.getNumInputs() << " parameters";
+    expected.push_back(type.getInput(p));
+  }
+  if (getOutputs().getTypes() != ArrayRef<Type>(expected))
+    return emitOpError("result types ") << getOutputs().getTypes() << " do not match "
+                                        << expected;
+  return success();
+}
