@@ -1,0 +1,5 @@
+func.func @a() { return }
+#map = affine_map<(d0) -> (d0 + 1)>
+func.func @b() -> i32 attributes {m = #map} {
+  return
+}
