@@ -1,0 +1,19 @@
+"""msmlir.ops: the functional op namespace (MindSpore names and argument conventions).
+
+Each function builds the matching `mindir` op when called inside a jitted
+function on compile-time tensors (`msmlir.frontend.values.TensorValue`):
+Python scalars become constants of the other operand's dtype, mixed dtypes are
+promoted with `mindir.cast`, and shape errors raise `msmlir.CompileError` at the
+user's line. Called outside `jit` on numpy arrays, a function compiles and runs
+its op eagerly (PyNative style) and returns numpy arrays.
+"""
+from ._base import is_tensor, to_tensor  # noqa: F401
+from .array import *  # noqa: F401,F403
+from .array import __all__ as _array_all
+from .math import *  # noqa: F401,F403
+from .math import __all__ as _math_all
+from .math import mat_mul  # noqa: F401
+from .nn import *  # noqa: F401,F403
+from .nn import __all__ as _nn_all
+
+__all__ = ["is_tensor", "to_tensor", "mat_mul"] + _array_all + _math_all + _nn_all

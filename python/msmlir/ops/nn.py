@@ -1,0 +1,369 @@
+"""Neural-network ops: softmax, normalization, convolution, pooling, losses, dropout."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import dtype as _dt
+from ..frontend import builder as _b
+from ._base import TensorValue, cast_to, emit, int_tuple, mindir, norm_axis, primitive, promote, to_tensor
+from .array import reshape
+from .math import bias_add, mul, neg, reduce_mean, reduce_sum
+
+__all__ = [
+    "softmax", "log_softmax", "layer_norm", "batch_norm", "dropout", "one_hot", "conv2d",
+    "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool2d", "avg_pool2d",
+    "max_pool2d_grad", "avg_pool2d_grad", "softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits", "cross_entropy", "nll_loss", "mse_loss",
+    "LayerNorm", "BatchNorm", "Dropout", "SoftmaxCrossEntropyWithLogits",
+    "SparseSoftmaxCrossEntropyWithLogits",
+]
+
+
+def _float(x):
+    t = to_tensor(x)
+    return t if t.dtype.is_float else cast_to(t, _dt.float32)
+
+
+@primitive
+def softmax(input, axis=-1):
+    """Softmax along `axis` (ops.softmax)."""
+    t = _float(input)
+    a = norm_axis(axis, t.ndim) if t.ndim else 0
+    return emit(mindir.SoftmaxOp, t.value, axis=_b.i64_attr(a))
+
+
+@primitive
+def log_softmax(logits, axis=-1):
+    """log(softmax(logits)) along `axis`, computed stably (ops.log_softmax)."""
+    t = _float(logits)
+    a = norm_axis(axis, t.ndim) if t.ndim else 0
+    return emit(mindir.LogSoftmaxOp, t.value, axis=_b.i64_attr(a))
+
+
+def _layer_norm3(x, gamma, beta, begin_norm_axis, begin_params_axis, epsilon):
+    x, g, b = promote(_float(x), gamma, beta)
+    return emit(mindir.LayerNormOp, x.value, g.value, b.value,
+                begin_norm_axis=_b.i64_attr(begin_norm_axis),
+                begin_params_axis=_b.i64_attr(begin_params_axis), epsilon=_b.f64_attr(epsilon))
+
+
+@primitive
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Layer normalization over the trailing dims `normalized_shape` (ops.layer_norm);
+    weight/bias default to ones/zeros. Returns the normalized tensor."""
+    t = _float(input)
+    ns = int_tuple(normalized_shape, "normalized_shape")
+    if t.shape[t.ndim - len(ns):] != ns:
+        _b.error(f"layer_norm: normalized_shape {ns} does not match the trailing dims of {list(t.shape)}")
+    from .array import ones, zeros
+    g = weight if weight is not None else ones(ns, t.dtype)
+    b = bias if bias is not None else zeros(ns, t.dtype)
+    axis = t.ndim - len(ns)
+    return _layer_norm3(t, g, b, axis, axis, eps)[0]
+
+
+class LayerNorm:
+    """Primitive ops.LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+    called as (input_x, gamma, beta), returns (output, mean, rstd)."""
+
+    def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+        self.begin_norm_axis = begin_norm_axis
+        self.begin_params_axis = begin_params_axis
+        self.epsilon = epsilon
+
+    def __call__(self, input_x, gamma, beta):
+        def fn(x, g, b):
+            rank = to_tensor(x).ndim
+            return _layer_norm3(x, g, b, norm_axis(self.begin_norm_axis, rank),
+                                norm_axis(self.begin_params_axis, rank), self.epsilon)
+        return _prim_call(fn, ("LayerNorm", self.begin_norm_axis, self.begin_params_axis, self.epsilon),
+                          input_x, gamma, beta)
+
+
+def _prim_call(fn, key, *args):
+    """Calls a primitive-class body: IR inside jit, eager (cached under `key`) outside."""
+    if _b.current() is None:
+        from ..frontend.jit import eager_call
+        return eager_call(fn, args, {}, key=key)
+    return fn(*args)
+
+
+def _batch_norm3(x, scale, bias, mean, variance, is_training, epsilon):
+    x, s, b, m, v = promote(_float(x), scale, bias, mean, variance)
+    return emit(mindir.BatchNormOp, x.value, s.value, b.value, m.value, v.value,
+                is_training=_b.bool_attr(is_training), epsilon=_b.f64_attr(epsilon))
+
+
+@primitive
+def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
+               eps=1e-5):
+    """Batch normalization over channel dim 1 (ops.batch_norm); returns the
+    normalized tensor (running statistics are not updated here)."""
+    return _batch_norm3(input_x, weight, bias, running_mean, running_var, training, eps)[0]
+
+
+class BatchNorm:
+    """Primitive ops.BatchNorm(is_training=False, epsilon=1e-5): called as
+    (input_x, scale, bias, mean, variance), returns (y, batch_mean, batch_var)."""
+
+    def __init__(self, is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW"):
+        if data_format != "NCHW":
+            raise ValueError("BatchNorm: only data_format='NCHW' is supported")
+        self.is_training = is_training
+        self.epsilon = epsilon
+
+    def __call__(self, input_x, scale, bias, mean, variance):
+        return _prim_call(lambda *a: _batch_norm3(*a, self.is_training, self.epsilon),
+                          ("BatchNorm", self.is_training, self.epsilon), input_x, scale, bias, mean, variance)
+
+
+def _dropout2(x, keep_prob, seed):
+    t = _float(x)
+    return emit(mindir.DropoutOp, t.value, keep_prob=_b.f64_attr(keep_prob), seed=_b.i64_attr(seed))
+
+
+@primitive
+def dropout(input, p=0.5, training=True, seed=None):
+    """Zeroes elements with probability p and scales the rest by 1/(1-p)
+    (ops.dropout); the identity when not training."""
+    if not training or p == 0:
+        return to_tensor(input)
+    if not 0 <= p < 1:
+        _b.error(f"dropout: p must be in [0, 1), got {p}")
+    return _dropout2(input, 1.0 - p, 0 if seed is None else seed)[0]
+
+
+class Dropout:
+    """Primitive ops.Dropout(keep_prob=0.5, Seed0=0, Seed1=0): returns (output, mask)."""
+
+    def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):
+        self.keep_prob = keep_prob
+        self.seed = Seed0 * 65536 + Seed1
+
+    def __call__(self, x):
+        return _prim_call(lambda t: _dropout2(t, self.keep_prob, self.seed),
+                          ("Dropout", self.keep_prob, self.seed), x)
+
+
+@primitive
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """One-hot encoding (ops.one_hot); the output dtype is on_value's (float32 for Python numbers)."""
+    idx = to_tensor(indices, None if isinstance(indices, TensorValue) else _dt.int32)
+    if not idx.dtype.is_int:
+        _b.error(f"one_hot: indices must be an integer tensor, got {idx.dtype}")
+    if not isinstance(depth, numbers.Integral) or isinstance(depth, bool) or depth < 0:
+        _b.error(f"one_hot: depth must be a non-negative Python int, got {depth!r}")
+    dt = on_value.dtype if isinstance(on_value, TensorValue) else _dt.float32
+    on = to_tensor(on_value, dt)
+    off = to_tensor(off_value, dt)
+    if on.ndim:
+        on = reshape(on, ())
+    if off.ndim:
+        off = reshape(off, ())
+    a = -1 if axis == -1 else norm_axis(axis, idx.ndim, allow_end=True)
+    return emit(mindir.OneHotOp, idx.value, on.value, off.value, _b.i64_attr(depth),
+                axis=_b.i64_attr(a))
+
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling (NCHW)
+# ---------------------------------------------------------------------------
+
+def _pair(v, what):
+    t = int_tuple(v, what)
+    if len(t) == 1:
+        return t * 2
+    if len(t) == 4 and what == "stride":  # MindSpore allows (1, 1, sh, sw)
+        return t[2:]
+    if len(t) != 2:
+        _b.error(f"{what} must be an int or a pair, got {v!r}")
+    return t
+
+
+def _pad4(padding):
+    p = int_tuple(padding, "padding")
+    if len(p) == 1:
+        return p * 4
+    if len(p) == 2:
+        return (p[0], p[0], p[1], p[1])
+    if len(p) != 4:
+        _b.error(f"padding must be an int, a pair or 4 ints (top, bottom, left, right), got {padding!r}")
+    return p
+
+
+def _conv_attrs(stride, pad_mode, padding, dilation, groups):
+    if pad_mode not in ("valid", "same", "pad"):
+        _b.error(f"pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
+    pad = _pad4(padding)
+    if any(pad) and pad_mode == "valid":
+        pad_mode = "pad"
+    return dict(stride=_b.i64_array(_pair(stride, "stride")), pad_mode=_b.str_attr(pad_mode),
+                pad=_b.i64_array(pad), dilation=_b.i64_array(_pair(dilation, "dilation")),
+                group=_b.i64_attr(groups))
+
+
+@primitive
+def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
+    """2-D convolution, NCHW input and OIHW weight (ops.conv2d). Non-zero
+    `padding` implies pad_mode='pad' ([top, bottom, left, right] or one int / a pair)."""
+    x, w = promote(_float(input), weight)
+    out = emit(mindir.Conv2DOp, x.value, w.value, **_conv_attrs(stride, pad_mode, padding, dilation, groups))
+    if bias is not None:
+        out = bias_add(out, bias)
+    return out
+
+
+@primitive
+def conv2d_backprop_input(dout, weight, input_shape, stride=1, pad_mode="valid", padding=0,
+                          dilation=1, groups=1):
+    """Gradient of conv2d w.r.t. its input (ops.Conv2DBackpropInput)."""
+    d, w = promote(_float(dout), weight)
+    return emit(mindir.Conv2DBackpropInputOp, d.value, w.value,
+                _b.i64_array(int_tuple(input_shape, "input_shape")),
+                **_conv_attrs(stride, pad_mode, padding, dilation, groups))
+
+
+@primitive
+def conv2d_backprop_filter(dout, input, filter_shape, stride=1, pad_mode="valid", padding=0,
+                           dilation=1, groups=1):
+    """Gradient of conv2d w.r.t. its weight (ops.Conv2DBackpropFilter)."""
+    d, x = promote(_float(dout), input)
+    return emit(mindir.Conv2DBackpropFilterOp, d.value, x.value,
+                _b.i64_array(int_tuple(filter_shape, "filter_shape")),
+                **_conv_attrs(stride, pad_mode, padding, dilation, groups))
+
+
+def _pool_attrs(kernel_size, stride, padding, pad_mode):
+    if pad_mode not in ("valid", "same", "pad"):
+        _b.error(f"pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
+    k = _pair(kernel_size, "kernel_size")
+    s = k if stride is None else _pair(stride, "stride")
+    pad = _pad4(padding)
+    if any(pad) and pad_mode == "valid":
+        pad_mode = "pad"
+    return _b.i64_array(k), dict(strides=_b.i64_array(s), pad_mode=_b.str_attr(pad_mode),
+                                 pad=_b.i64_array(pad))
+
+
+@primitive
+def max_pool2d(x, kernel_size, stride=None, padding=0, pad_mode="valid"):
+    """2-D max pooling over NCHW (ops.max_pool2d); stride defaults to kernel_size."""
+    k, attrs = _pool_attrs(kernel_size, stride, padding, pad_mode)
+    return emit(mindir.MaxPool2DOp, _float(x).value, k, **attrs)
+
+
+@primitive
+def avg_pool2d(input_x, kernel_size=1, stride=None, padding=0, pad_mode="valid"):
+    """2-D average pooling over NCHW, padding not counted (ops.avg_pool2d)."""
+    k, attrs = _pool_attrs(kernel_size, stride, padding, pad_mode)
+    return emit(mindir.AvgPool2DOp, _float(input_x).value, k, **attrs)
+
+
+@primitive
+def max_pool2d_grad(x, dout, kernel_size, stride=None, padding=0, pad_mode="valid"):
+    """Gradient of max_pool2d: dout routed to the first max of each window."""
+    k, attrs = _pool_attrs(kernel_size, stride, padding, pad_mode)
+    a, d = promote(_float(x), dout)
+    return emit(mindir.MaxPool2DGradOp, a.value, d.value, k, **attrs)
+
+
+@primitive
+def avg_pool2d_grad(dout, input_shape, kernel_size, stride=None, padding=0, pad_mode="valid"):
+    """Gradient of avg_pool2d for an input of shape input_shape."""
+    k, attrs = _pool_attrs(kernel_size, stride, padding, pad_mode)
+    return emit(mindir.AvgPool2DGradOp, _float(dout).value,
+                _b.i64_array(int_tuple(input_shape, "input_shape")), k, **attrs)
+
+
+# ---------------------------------------------------------------------------
+# Losses
+# ---------------------------------------------------------------------------
+
+def _sce(logits, labels):
+    lg, lb = promote(_float(logits), labels)
+    return emit(mindir.SoftmaxCrossEntropyWithLogitsOp, lg.value, lb.value)
+
+
+def _sparse_sce(logits, labels):
+    lg = _float(logits)
+    lb = to_tensor(labels, None if isinstance(labels, TensorValue) else _dt.int32)
+    if not lb.dtype.is_int:
+        _b.error(f"sparse softmax cross entropy: labels must be integers, got {lb.dtype}")
+    return emit(mindir.SparseSoftmaxCrossEntropyWithLogitsOp, lg.value, lb.value)
+
+
+@primitive
+def softmax_cross_entropy_with_logits(logits, labels):
+    """(per-sample loss [N], d loss / d logits [N, C]) for dense labels [N, C]
+    (ops.SoftmaxCrossEntropyWithLogits)."""
+    return _sce(logits, labels)
+
+
+@primitive
+def sparse_softmax_cross_entropy_with_logits(logits, labels):
+    """(per-sample loss [N], d loss / d logits) for class-index labels [N]."""
+    return _sparse_sce(logits, labels)
+
+
+class SoftmaxCrossEntropyWithLogits:
+    """Primitive ops.SoftmaxCrossEntropyWithLogits(): (logits, labels) -> (loss, backprop)."""
+
+    def __call__(self, logits, labels):
+        return _prim_call(_sce, _sce, logits, labels)
+
+
+class SparseSoftmaxCrossEntropyWithLogits:
+    """Primitive ops.SparseSoftmaxCrossEntropyWithLogits(is_grad=False): the mean loss."""
+
+    def __init__(self, is_grad=False):
+        self.is_grad = is_grad
+
+    def __call__(self, logits, labels):
+        def fn(lg, lb):
+            loss, backprop = _sparse_sce(lg, lb)
+            return backprop if self.is_grad else reduce_mean(loss)
+        return _prim_call(fn, ("SparseSoftmaxCrossEntropyWithLogits", self.is_grad), logits, labels)
+
+
+def _reduce_loss(loss, reduction):
+    if reduction == "mean":
+        return reduce_mean(loss)
+    if reduction == "sum":
+        return reduce_sum(loss)
+    if reduction == "none":
+        return loss
+    _b.error(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+@primitive
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """Cross entropy of logits `input` [N, C] with class indices [N] or class
+    probabilities [N, C] (ops.cross_entropy; weight/label_smoothing unsupported)."""
+    if weight is not None or label_smoothing:
+        _b.error("cross_entropy: weight and label_smoothing are not supported")
+    is_sparse = (target.dtype.is_int if isinstance(target, TensorValue) else
+                 np.asarray(target).dtype.kind in "iu")
+    loss = (_sparse_sce if is_sparse else _sce)(input, target)[0]
+    return _reduce_loss(loss, reduction)
+
+
+@primitive
+def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    """Negative log likelihood of log-probabilities [N, C] at class indices [N] (ops.nll_loss)."""
+    if weight is not None or label_smoothing:
+        _b.error("nll_loss: weight and label_smoothing are not supported")
+    x = _float(inputs)
+    mask = one_hot(target, x.shape[-1], 1.0, 0.0, -1)
+    loss = neg(reduce_sum(mul(x, cast_to(mask, x.dtype)), -1))
+    return _reduce_loss(loss, reduction)
+
+
+@primitive
+def mse_loss(input, target, reduction="mean"):
+    """(input - target) ** 2 (ops.mse_loss)."""
+    from .math import square, sub
+    return _reduce_loss(square(sub(input, target)), reduction)
+
