@@ -99,3 +99,144 @@ def elementwise(inputs: Sequence[ir.Value], result_type: ir.RankedTensorType,
     collapsed, dims = zip(*[drop_broadcast_dims(v, out_shape) for v in inputs]) if inputs else ((), ())
     return generic(collapsed, dims, out_shape, [result_type.element_type],
                    lambda *args: body(*args[:len(inputs)]))[0]
+
+
+def reassociation(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:
+    """The reassociation attribute of tensor.expand_shape/collapse_shape."""
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in g])
+                             for g in groups])
+
+
+def unit_dim_groups(out_rank: int, src_positions: Sequence[int]) -> list[list[int]]:
+    """Reassociation groups for inserting unit dims: src dim k lands at output
+    dim src_positions[k] (increasing); every other output dim (a unit dim)
+    joins the group of the next src dim, trailing ones the last group."""
+    groups: list[list[int]] = []
+    pending: list[int] = []
+    pos = set(src_positions)
+    for j in range(out_rank):
+        pending.append(j)
+        if j in pos:
+            groups.append(pending)
+            pending = []
+    if pending and groups:
+        groups[-1].extend(pending)
+    return groups
+
+
+def expand_unit_dims(v: ir.Value, out_shape: Sequence[int],
+                     src_positions: Sequence[int]) -> ir.Value:
+    """tensor.expand_shape of v to out_shape, which is v's shape with unit dims
+    inserted; src_positions[k] is the output dim of v's dim k. A 0-d v expands
+    to all-unit out_shape."""
+    src = tensor_type(v)
+    if list(src.shape) == list(out_shape):
+        return v
+    rt = ir.RankedTensorType.get(list(out_shape), src.element_type)
+    groups = unit_dim_groups(len(out_shape), src_positions)
+    return tensor.ExpandShapeOp(rt, v, reassociation(groups), [],
+                                ir.DenseI64ArrayAttr.get(list(out_shape))).result
+
+
+def collapse_dims(v: ir.Value, groups: Sequence[Sequence[int]]) -> ir.Value:
+    """tensor.collapse_shape of v merging each group of dims into one."""
+    src = tensor_type(v)
+    shape = list(src.shape)
+    new_shape = []
+    for g in groups:
+        n = 1
+        for d in g:
+            n *= shape[d]
+        new_shape.append(n)
+    if len(new_shape) == len(shape):
+        return v
+    rt = ir.RankedTensorType.get(new_shape, src.element_type)
+    return tensor.CollapseShapeOp(rt, v, reassociation(groups)).result
+
+
+def broadcast_to(v: ir.Value, out_shape: Sequence[int]) -> ir.Value:
+    """Materializes numpy broadcasting of v to out_shape with linalg.broadcast
+    (after collapsing v's unit dims that broadcast); v itself if no-op."""
+    src = tensor_type(v)
+    if list(src.shape) == list(out_shape):
+        return v
+    collapsed, dims = drop_broadcast_dims(v, out_shape)
+    init = empty(out_shape, src.element_type)
+    added = [d for d in range(len(out_shape)) if d not in dims]
+    r = linalg.broadcast(collapsed, outs=[init], dimensions=added)
+    return r if isinstance(r, ir.Value) else r.results[0]
+
+
+# --- counter-based random numbers (shared by dropout and the random ops) --------
+#
+# Element i of a random tensor is a pure function of (seed, i): the splitmix64
+# finalizer of seed * 0x9E3779B97F4A7C15 + (i + 1) * 0xBF58476D1CE4E5B9 (all
+# arithmetic mod 2^64), so results do not depend on the schedule and are the
+# same on every target. Reference (numpy, uint64 with wraparound):
+#   z = seed * 0x9E3779B97F4A7C15 + (i + 1) * 0xBF58476D1CE4E5B9
+#   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+#   z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+#   z = z ^ (z >> 31)
+#   u = (z >> (64 - m)) * 2**-m      m = mantissa bits + 1 (f16 11, bf16 8, f32 24, f64 53)
+# so u is uniform on [0, 1) and exactly representable in the element type.
+
+HASH_SEED_MUL = 0x9E3779B97F4A7C15
+HASH_M1 = 0xBF58476D1CE4E5B9
+HASH_M2 = 0x94D049BB133111EB
+
+
+def _i64_const(v: int) -> ir.Value:
+    i64 = ir.IntegerType.get_signless(64)
+    v &= (1 << 64) - 1
+    if v >= 1 << 63:
+        v -= 1 << 64
+    return arith.ConstantOp(i64, ir.IntegerAttr.get(i64, v)).result
+
+
+def linear_index(shape: Sequence[int]) -> ir.Value:
+    """Inside a linalg.generic body whose loops are the dims of `shape` (row-major):
+    the i64 linear index of the current element."""
+    idx_t = ir.IndexType.get()
+    lin = None
+    for d, size in enumerate(shape):
+        i = linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)).result
+        if lin is None:
+            lin = i
+        else:
+            c = arith.ConstantOp(idx_t, ir.IntegerAttr.get(idx_t, size)).result
+            lin = arith.AddIOp(arith.MulIOp(lin, c).result, i).result
+    if lin is None:
+        return _i64_const(0)
+    return arith.IndexCastOp(ir.IntegerType.get_signless(64), lin).result
+
+
+def hash_u64(seed: int, index: ir.Value) -> ir.Value:
+    """splitmix64 hash of (seed, index) as i64 bits (index: an i64 value)."""
+    z = arith.AddIOp(_i64_const(seed * HASH_SEED_MUL),
+                     arith.MulIOp(arith.AddIOp(index, _i64_const(1)).result,
+                                  _i64_const(HASH_M1)).result).result
+    for shift, mul in ((30, HASH_M1), (27, HASH_M2), (31, None)):
+        z = arith.XOrIOp(z, arith.ShRUIOp(z, _i64_const(shift)).result).result
+        if mul is not None:
+            z = arith.MulIOp(z, _i64_const(mul)).result
+    return z
+
+
+def uniform_bits(elem: ir.Type) -> int:
+    """Random bits used for a uniform [0, 1) float of type elem."""
+    if isinstance(elem, ir.F16Type):
+        return 11
+    if isinstance(elem, ir.BF16Type):
+        return 8
+    if isinstance(elem, ir.F64Type):
+        return 53
+    return 24
+
+
+def uniform_hash(seed: int, index: ir.Value, elem: ir.Type) -> ir.Value:
+    """A float of type elem, uniform on [0, 1), from hash_u64(seed, index)."""
+    m = uniform_bits(elem)
+    top = arith.ShRUIOp(hash_u64(seed, index), _i64_const(64 - m)).result
+    f = arith.UIToFPOp(elem, top).result
+    return arith.MulFOp(f, constant(elem, 2.0 ** -m)).result
