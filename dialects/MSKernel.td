@@ -20,6 +20,14 @@ def MSKernel_Dialect : Dialect {
   let name = "mskernel";
   let cppNamespace = "::msmlir::mskernel";
   let summary = "kernel-level dialect: fused kernels and memory scopes";
+  let description = [{
+    The kernel level of msmlir. Graph-kernel fusion outlines clusters of
+    `mindir` ops into `mskernel.fused` kernels; their bodies are later lowered
+    to linalg/tensor, scheduled (polyhedral, per memory level) and bufferized.
+    Buffers carry the memory level they live in as their memory space, e.g.
+    `memref<16x16xf16, #mskernel.scope<ub>>` (Ascend unified buffer) or
+    `memref<32xf32, #mskernel.scope<shared>>` (GPU shared memory).
+  }];
   let useDefaultAttributePrinterParser = 1;
 }
 
@@ -39,6 +47,15 @@ def MSKernel_MemoryScope : I32EnumAttr<"MemoryScope", "memory level a buffer liv
 
 def MSKernel_ScopeAttr : EnumAttr<MSKernel_Dialect, MSKernel_MemoryScope, "scope"> {
   let summary = "memory scope, usable as a memref memory space";
+  let description = [{
+    One of `global` (device/global memory; GM on Ascend), `ub` (Ascend
+    unified buffer), `l1` (Ascend L1), `l0a`/`l0b` (Ascend cube inputs),
+    `l0c` (Ascend cube accumulator), `shared` (GPU shared memory) and `local`
+    (registers / thread-private).
+    ```mlir
+    %b = memref.alloc() : memref<4xf32, #mskernel.scope<ub>>
+    ```
+  }];
   let assemblyFormat = "`<` $value `>`";
 }
 
@@ -50,7 +67,10 @@ def MSKernel_FusedOp : Op<MSKernel_Dialect, "fused",
     Produced by graph-kernel fusion. The region's block arguments are the
     kernel inputs; `mskernel.yield` returns the kernel outputs. `target` is the
     device ("cpu", "gpu", "ascend") and `kind` the fusion pattern
-    ("elemwise", "broadcast", "reduce", "opaque").
+    ("elemwise", "broadcast", "reduce", "opaque"; not checked, it is a hint
+    for scheduling). The verifier checks that the body's arguments match the
+    inputs one to one in type, that the yielded values match the results, and
+    that `target` is one of the three devices.
     ```mlir
     %r = mskernel.fused(%a, %b) {kind = "elemwise", target = "cpu"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
     ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
@@ -73,6 +93,10 @@ def MSKernel_FusedOp : Op<MSKernel_Dialect, "fused",
 def MSKernel_YieldOp : Op<MSKernel_Dialect, "yield",
     [Pure, Terminator, ReturnLike, HasParent<"FusedOp">]> {
   let summary = "returns the results of a fused kernel";
+  let description = [{
+    Terminates the body of `mskernel.fused`; the yielded types must be the
+    kernel's result types. May be omitted when the kernel has no results.
+  }];
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
   let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];

@@ -14,6 +14,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -578,16 +579,16 @@ def MindIR_BiasAddOp : MI_InferredOp<"bias_add"> {
 
 def MindIR_Conv2DOp : MI_InferredOp<"conv2d"> {
   let summary = "2-D convolution, NCHW input, OIHW weight (O, C/group, kh, kw)";
-  let description = [{
+  let description = !strconcat([{
     Cross-correlation (no kernel flip) of `input` [N, C, H, W] with `weight`
     [O, C / group, kh, kw]; the result is [N, O, Ho, Wo]. `group` must divide
     C and O.
-  }] # MI_WindowDoc # [{
+  }], MI_WindowDoc, [{
     ```mlir
     %y = mindir.conv2d %x, %w {pad_mode = "same", stride = array<i64: 2, 2>}
         : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
     ```
-  }];
+  }]);
   let arguments = !con((ins MI_FloatTensor:$input, MI_FloatTensor:$weight), MI_ConvAttrs);
   let results = (outs MI_FloatTensor:$output);
 }
@@ -618,23 +619,23 @@ def MindIR_Conv2DBackpropFilterOp : MI_InferredOp<"conv2d_backprop_filter"> {
 
 def MindIR_MaxPool2DOp : MI_InferredOp<"max_pool2d"> {
   let summary = "2-D max pooling over NCHW";
-  let description = [{
+  let description = !strconcat([{
     Padded positions never win the maximum.
-  }] # MI_WindowDoc # [{
+  }], MI_WindowDoc, [{
     ```mlir
     %y = mindir.max_pool2d %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
     ```
-  }];
+  }]);
   let arguments = !con((ins MI_FloatTensor:$x), MI_PoolAttrs);
   let results = (outs MI_FloatTensor:$y);
 }
 def MindIR_AvgPool2DOp : MI_InferredOp<"avg_pool2d"> {
   let summary = "2-D average pooling over NCHW (padding not counted)";
-  let description = [{
+  let description = !strconcat([{
     Each output is the mean of the window's in-bounds input elements (padded
     positions are not counted in the divisor).
-  }] # MI_WindowDoc;
+  }], MI_WindowDoc);
   let arguments = !con((ins MI_FloatTensor:$x), MI_PoolAttrs);
   let results = (outs MI_FloatTensor:$y);
 }
@@ -930,6 +931,35 @@ def MindIR_PadOp : MI_InferredOp<"pad"> {
                        DefaultValuedAttr<F64Attr, "0.0">:$constant_value);
   let results = (outs MI_Tensor:$y);
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Automatic differentiation
+//===----------------------------------------------------------------------===//
+
+def MindIR_GradOp : MindIR_Op<"grad", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "gradient of function @callee at `inputs` w.r.t. the arguments in grad_position";
+  let description = [{
+    Expanded by `mindir-autodiff` into new functions holding the forward and
+    the reverse-mode backward of @callee, so later passes see both.
+    `sens` are the initial cotangents of @callee's results (ones when empty).
+    With `has_aux`, only the first result of @callee is differentiated and the
+    others are returned as values. Results: @callee's results first when
+    `return_value` is set (value_and_grad), then one gradient per position.
+    ```mlir
+    %v, %dx = mindir.grad @f(%x) {grad_position = array<i64: 0>, return_value}
+        : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$inputs,
+                       Variadic<AnyType>:$sens, DenseI64ArrayAttr:$grad_position,
+                       UnitAttr:$has_aux, UnitAttr:$return_value);
+  let results = (outs Variadic<AnyType>:$outputs);
+  let assemblyFormat = [{
+    $callee `(` $inputs `)` (`sens` `(` $sens^ `:` type($sens) `)`)? attr-dict `:`
+    functional-type($inputs, $outputs)
+  }];
 }
 
 //===----------------------------------------------------------------------===//

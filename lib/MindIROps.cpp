@@ -10,8 +10,10 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace msmlir::mindir;
@@ -27,6 +29,14 @@ using Loc = std::optional<Location>;
 using Shape = SmallVector<int64_t>;
 
 namespace {
+/// Formats a number for messages as the user wrote it (%g: 0.5, 1e-05).
+std::string num(double v) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::format("%g", v);
+  return out;
+}
+
 /// Formats a shape as [2, 3] for messages.
 std::string fmt(ArrayRef<int64_t> s) {
   std::string out = "[";
@@ -35,11 +45,22 @@ std::string fmt(ArrayRef<int64_t> s) {
   return out + "]";
 }
 
+/// The operand as a ranked, statically shaped tensor type (inference may run
+/// on operands that no verifier has checked yet when ops are built from
+/// Python, so this is checked here and not only by the ODS constraints).
 FailureOr<RankedTensorType> ranked(Loc loc, Value v, StringRef what) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
-  if (!t)
-    return emitOptionalError(loc, what, " must be a ranked tensor, got ", v.getType());
+  if (!t || !t.hasStaticShape())
+    return emitOptionalError(loc, what, " must be a statically shaped tensor, got ",
+                             v.getType());
   return t;
+}
+
+/// Checks that a shape given as an attribute has no negative dims.
+LogicalResult checkShapeAttr(Loc loc, ArrayRef<int64_t> shape, StringRef what) {
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return emitOptionalError(loc, what, " ", fmt(shape), " has a negative dim");
+  return success();
 }
 
 /// Normalizes a possibly negative axis into [0, rank).
@@ -128,7 +149,11 @@ FailureOr<int64_t> windowOut(Loc loc, StringRef padMode, int64_t in, int64_t k,
 }
 
 LogicalResult checkWindowAttrs(Loc loc, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
-                               ArrayRef<int64_t> dilation, ArrayRef<int64_t> pad) {
+                               ArrayRef<int64_t> dilation, StringRef padMode,
+                               ArrayRef<int64_t> pad) {
+  if (padMode != "same" && padMode != "valid" && padMode != "pad")
+    return emitOptionalError(loc, "pad_mode must be \"same\", \"valid\" or \"pad\", got \"",
+                             padMode, "\"");
   if (kernel.size() != 2 || stride.size() != 2 || dilation.size() != 2)
     return emitOptionalError(loc, "kernel size, stride and dilation must have 2 values");
   if (pad.size() != 4)
@@ -136,6 +161,9 @@ LogicalResult checkWindowAttrs(Loc loc, ArrayRef<int64_t> kernel, ArrayRef<int64
                              pad.size());
   if (llvm::any_of(pad, [](int64_t p) { return p < 0; }))
     return emitOptionalError(loc, "pad values must be non-negative");
+  if (padMode != "pad" && llvm::any_of(pad, [](int64_t p) { return p != 0; }))
+    return emitOptionalError(loc, "pad must be all zero unless pad_mode is \"pad\", got ",
+                             fmt(pad), " with pad_mode \"", padMode, "\"");
   return success();
 }
 
@@ -146,7 +174,9 @@ FailureOr<Shape> convOut(Loc loc, ArrayRef<int64_t> in, ArrayRef<int64_t> w,
   if (in.size() != 4 || w.size() != 4)
     return emitOptionalError(loc, "conv2d expects a 4-D NCHW input and a 4-D OIHW weight, got ",
                              fmt(in), " and ", fmt(w));
-  if (failed(checkWindowAttrs(loc, w.drop_front(2), stride, dilation, pad)))
+  if (failed(checkShapeAttr(loc, in, "input shape")) ||
+      failed(checkShapeAttr(loc, w, "weight shape")) ||
+      failed(checkWindowAttrs(loc, w.drop_front(2), stride, dilation, padMode, pad)))
     return failure();
   if (group <= 0 || in[1] % group || w[0] % group)
     return emitOptionalError(loc, "group ", group, " must divide the input channels ", in[1],
@@ -166,7 +196,8 @@ FailureOr<Shape> poolOut(Loc loc, ArrayRef<int64_t> in, ArrayRef<int64_t> kernel
   if (in.size() != 4)
     return emitOptionalError(loc, "pooling expects a 4-D NCHW input, got ", fmt(in));
   SmallVector<int64_t> dil = {1, 1};
-  if (failed(checkWindowAttrs(loc, kernel, strides, dil, pad)))
+  if (failed(checkShapeAttr(loc, in, "input shape")) ||
+      failed(checkWindowAttrs(loc, kernel, strides, dil, padMode, pad)))
     return failure();
   auto h = windowOut(loc, padMode, in[2], kernel[0], strides[0], 1, pad[0], pad[1]);
   auto w = windowOut(loc, padMode, in[3], kernel[1], strides[1], 1, pad[2], pad[3]);
@@ -214,6 +245,111 @@ bool isSplat(Attribute attr, double v, bool negZero = false) {
     return dense.getSplatValue<APInt>().getSExtValue() == static_cast<int64_t>(v);
   return false;
 }
+
+//===----------------------------------------------------------------------===//
+// Constant folding on splats. Only operations whose result is exactly
+// determined (IEEE-754 round-to-nearest-even arithmetic, two's-complement
+// integers) are folded; a folded float result that is NaN is left unfolded
+// (NaN sign/payload are target specific), and so are integer divisions by
+// zero and overflowing signed divisions.
+//===----------------------------------------------------------------------===//
+
+SplatElementsAttr splatOf(Attribute a) { return dyn_cast_or_null<SplatElementsAttr>(a); }
+
+/// The static result type an elementwise fold produces, or null.
+ShapedType staticResult(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && rt.hasStaticShape() ? rt : ShapedType();
+}
+
+using FloatUnary = function_ref<std::optional<APFloat>(const APFloat &)>;
+using IntUnary = function_ref<std::optional<APInt>(const APInt &)>;
+using FloatBinary = function_ref<std::optional<APFloat>(const APFloat &, const APFloat &)>;
+using IntBinary = function_ref<std::optional<APInt>(const APInt &, const APInt &)>;
+
+Attribute makeSplat(ShapedType t, const APFloat &v) {
+  return DenseElementsAttr::get(t, ArrayRef<APFloat>(v));
+}
+Attribute makeSplat(ShapedType t, const APInt &v) {
+  return DenseElementsAttr::get(t, ArrayRef<APInt>(v));
+}
+Attribute makeSplat(ShapedType t, bool v) { return DenseElementsAttr::get(t, ArrayRef<bool>(v)); }
+
+Attribute foldUnarySplat(Attribute x, Type result, FloatUnary ff, IntUnary fi) {
+  auto s = splatOf(x);
+  ShapedType rt = staticResult(result);
+  if (!s || !rt)
+    return {};
+  if (isa<FloatType>(s.getElementType())) {
+    APFloat v = s.getSplatValue<APFloat>();
+    if (!ff || v.isNaN())
+      return {};
+    std::optional<APFloat> r = ff(v);
+    return r && !r->isNaN() ? makeSplat(rt, *r) : Attribute();
+  }
+  if (!fi)
+    return {};
+  std::optional<APInt> r = fi(s.getSplatValue<APInt>());
+  return r ? makeSplat(rt, *r) : Attribute();
+}
+
+Attribute foldBinarySplat(ArrayRef<Attribute> operands, Type result, FloatBinary ff,
+                          IntBinary fi) {
+  auto l = splatOf(operands[0]), r = splatOf(operands[1]);
+  ShapedType rt = staticResult(result);
+  if (!l || !r || !rt || l.getElementType() != r.getElementType())
+    return {};
+  if (isa<FloatType>(l.getElementType())) {
+    APFloat a = l.getSplatValue<APFloat>(), b = r.getSplatValue<APFloat>();
+    if (!ff || a.isNaN() || b.isNaN())
+      return {};
+    std::optional<APFloat> v = ff(a, b);
+    return v && !v->isNaN() ? makeSplat(rt, *v) : Attribute();
+  }
+  if (!fi)
+    return {};
+  std::optional<APInt> v = fi(l.getSplatValue<APInt>(), r.getSplatValue<APInt>());
+  return v ? makeSplat(rt, *v) : Attribute();
+}
+
+/// Compares two splats: floats as IEEE (unordered with NaN), integers signed
+/// except i1 (unsigned: false < true).
+Attribute foldCompareSplat(ArrayRef<Attribute> operands, Type result,
+                           function_ref<bool(APFloat::cmpResult)> pred) {
+  auto l = splatOf(operands[0]), r = splatOf(operands[1]);
+  ShapedType rt = staticResult(result);
+  if (!l || !r || !rt || l.getElementType() != r.getElementType())
+    return {};
+  APFloat::cmpResult c;
+  if (isa<FloatType>(l.getElementType())) {
+    c = l.getSplatValue<APFloat>().compare(r.getSplatValue<APFloat>());
+  } else {
+    APInt a = l.getSplatValue<APInt>(), b = r.getSplatValue<APInt>();
+    bool isBool = a.getBitWidth() == 1;
+    c = a == b                              ? APFloat::cmpEqual
+        : (isBool ? a.ult(b) : a.slt(b)) ? APFloat::cmpLessThan
+                                            : APFloat::cmpGreaterThan;
+  }
+  return makeSplat(rt, pred(c));
+}
+
+/// A splat constant reshaped/rearranged to the (static) result type, or a
+/// dense constant reshaped (row-major order is unchanged) when `reshape`.
+OpFoldResult foldShapeOfConstant(Attribute x, Type result, bool reshape) {
+  ShapedType rt = staticResult(result);
+  if (!rt)
+    return {};
+  if (auto s = splatOf(x))
+    return s.resizeSplat(rt);
+  if (auto d = dyn_cast_or_null<DenseElementsAttr>(x); d && reshape)
+    return d.reshape(rt);
+  return {};
+}
+
+/// x when the op does not change its type (an identity reshape/slice/...).
+OpFoldResult sameTypeIdentity(Value x, Type result) {
+  return x.getType() == result ? OpFoldResult(x) : OpFoldResult();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -234,6 +370,15 @@ LogicalResult FillOp::verify() {
                                                << getType().getElementType();
   return success();
 }
+OpFoldResult FillOp::fold(FoldAdaptor) {
+  ShapedType rt = staticResult(getType());
+  // (The type check also keeps DenseElementsAttr::get from asserting if the
+  // folder ever runs on unverified IR.)
+  if (!rt || !isa<IntegerAttr, FloatAttr>(getValue()) ||
+      cast<TypedAttr>(getValue()).getType() != rt.getElementType())
+    return {};
+  return DenseElementsAttr::get(rt, ArrayRef<Attribute>(getValue()));
+}
 
 static OpFoldResult foldSplatLike(Value x, bool one) {
   auto t = cast<RankedTensorType>(x.getType());
@@ -253,9 +398,22 @@ LogicalResult ArangeOp::verify() {
     return emitOpError("delta must not be zero");
   int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((limit - start) / delta));
   if (getType().getRank() != 1 || getType().getDimSize(0) != n)
-    return emitOpError("range [") << start << ", " << limit << ") with step " << delta
+    return emitOpError("range [") << num(start) << ", " << num(limit) << ") with step " << num(delta)
                                   << " has " << n << " elements, but the result type is "
                                   << getType();
+  return success();
+}
+
+LogicalResult RandomUniformOp::verify() {
+  double lo = getMinval().convertToDouble(), hi = getMaxval().convertToDouble();
+  if (!(lo < hi))
+    return emitOpError("minval must be less than maxval, got [") << num(lo) << ", " << num(hi) << ")";
+  return success();
+}
+LogicalResult RandomNormalOp::verify() {
+  double sd = getStddev().convertToDouble();
+  if (!(sd >= 0.0))
+    return emitOpError("stddev must be non-negative, got ") << num(sd);
   return success();
 }
 
@@ -263,20 +421,78 @@ LogicalResult ArangeOp::verify() {
 // Unary
 //===----------------------------------------------------------------------===//
 
-OpFoldResult NegOp::fold(FoldAdaptor) {
+OpFoldResult NegOp::fold(FoldAdaptor a) {
   if (auto inner = getX().getDefiningOp<NegOp>())
     return inner.getX();
-  return {};
+  return foldUnarySplat(
+      a.getX(), getType(), [](const APFloat &v) -> std::optional<APFloat> { return neg(v); },
+      [](const APInt &v) -> std::optional<APInt> { return -v; });
 }
-OpFoldResult ReluOp::fold(FoldAdaptor) {
+OpFoldResult AbsOp::fold(FoldAdaptor a) {
+  // abs(abs(x)) = abs(x); abs(neg(x)) = abs(x) (also for the wrapping INT_MIN).
+  if (getX().getDefiningOp<AbsOp>())
+    return getX();
+  if (auto inner = getX().getDefiningOp<NegOp>()) {
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
+  return foldUnarySplat(
+      a.getX(), getType(), [](const APFloat &v) -> std::optional<APFloat> { return abs(v); },
+      [](const APInt &v) -> std::optional<APInt> {
+        if (v.isMinSignedValue())
+          return std::nullopt;
+        return v.abs();
+      });
+}
+OpFoldResult SquareOp::fold(FoldAdaptor a) {
+  return foldUnarySplat(
+      a.getX(), getType(),
+      [](const APFloat &v) -> std::optional<APFloat> {
+        APFloat r = v;
+        r.multiply(v, APFloat::rmNearestTiesToEven);
+        return r;
+      },
+      [](const APInt &v) -> std::optional<APInt> { return v * v; });
+}
+OpFoldResult ReluOp::fold(FoldAdaptor a) {
   if (getX().getDefiningOp<ReluOp>())
     return getX();
-  return {};
+  // relu(-0.0) is left alone: whether it gives -0.0 or +0.0 is target specific.
+  return foldUnarySplat(
+      a.getX(), getType(),
+      [](const APFloat &v) -> std::optional<APFloat> {
+        if (v.isZero() && v.isNegative())
+          return std::nullopt;
+        return v.isNegative() ? APFloat::getZero(v.getSemantics()) : v;
+      },
+      [](const APInt &v) -> std::optional<APInt> {
+        return v.isNegative() ? APInt::getZero(v.getBitWidth()) : v;
+      });
 }
-OpFoldResult LogicalNotOp::fold(FoldAdaptor) {
+static OpFoldResult foldRounding(Attribute x, Type result, APFloat::roundingMode mode) {
+  return foldUnarySplat(
+      x, result,
+      [mode](const APFloat &v) -> std::optional<APFloat> {
+        APFloat r = v;
+        r.roundToIntegral(mode);
+        return r;
+      },
+      nullptr);
+}
+OpFoldResult FloorOp::fold(FoldAdaptor a) {
+  return foldRounding(a.getX(), getType(), APFloat::rmTowardNegative);
+}
+OpFoldResult CeilOp::fold(FoldAdaptor a) {
+  return foldRounding(a.getX(), getType(), APFloat::rmTowardPositive);
+}
+OpFoldResult RoundOp::fold(FoldAdaptor a) {
+  return foldRounding(a.getX(), getType(), APFloat::rmNearestTiesToEven);
+}
+OpFoldResult LogicalNotOp::fold(FoldAdaptor a) {
   if (auto inner = getX().getDefiningOp<LogicalNotOp>())
     return inner.getX();
-  return {};
+  return foldUnarySplat(a.getX(), getType(), nullptr,
+                        [](const APInt &v) -> std::optional<APInt> { return ~v; });
 }
 
 LogicalResult GeluOp::verify() {
@@ -308,10 +524,47 @@ LogicalResult CastOp::verify() {
            << getX().getType() << " to " << getY().getType();
   return success();
 }
-OpFoldResult CastOp::fold(FoldAdaptor) {
+OpFoldResult CastOp::fold(FoldAdaptor a) {
   if (getX().getType() == getY().getType())
     return getX();
-  return {};
+  auto s = splatOf(a.getX());
+  ShapedType rt = staticResult(getType());
+  if (!s || !rt)
+    return {};
+  Type from = s.getElementType(), to = rt.getElementType();
+  bool fromFloat = isa<FloatType>(from);
+  std::optional<APFloat> f;
+  std::optional<APInt> i;
+  if (fromFloat) {
+    f = s.getSplatValue<APFloat>();
+    if (f->isNaN())
+      return {};
+  } else {
+    i = s.getSplatValue<APInt>();
+  }
+  if (auto toF = dyn_cast<FloatType>(to)) {
+    APFloat r(toF.getFloatSemantics());
+    bool lost;
+    if (fromFloat) {
+      r = *f;
+      r.convert(toF.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    } else {
+      // i1 converts as 0/1, every other integer as signed.
+      r.convertFromAPInt(*i, /*IsSigned=*/i->getBitWidth() != 1, APFloat::rmNearestTiesToEven);
+    }
+    return makeSplat(rt, r);
+  }
+  unsigned width = to.getIntOrFloatBitWidth();
+  if (width == 1)
+    return makeSplat(rt, fromFloat ? !f->isZero() : !i->isZero());
+  if (fromFloat) {
+    APSInt r(width, /*isUnsigned=*/false);
+    bool exact;
+    if (f->convertToInteger(r, APFloat::rmTowardZero, &exact) & APFloat::opInvalidOp)
+      return {}; // out of range: undefined
+    return makeSplat(rt, APInt(r));
+  }
+  return makeSplat(rt, i->getBitWidth() == 1 ? i->zextOrTrunc(width) : i->sextOrTrunc(width));
 }
 
 //===----------------------------------------------------------------------===//
@@ -371,7 +624,18 @@ static OpFoldResult foldIdentity(Value x, Attribute c, Type result, double ident
     return x;
   return {};
 }
+static constexpr APFloat::roundingMode kRNE = APFloat::rmNearestTiesToEven;
+
 OpFoldResult AddOp::fold(FoldAdaptor a) {
+  if (Attribute c = foldBinarySplat(
+          a.getOperands(), getType(),
+          [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
+            APFloat r = x;
+            r.add(y, kRNE);
+            return r;
+          },
+          [](const APInt &x, const APInt &y) -> std::optional<APInt> { return x + y; }))
+    return c;
   bool isFloat = isa<FloatType>(getType().getElementType());
   // x + (-0.0) == x exactly; x + 0.0 would turn -0.0 into +0.0.
   if (auto r = foldIdentity(getLhs(), a.getRhs(), getType(), 0.0, isFloat))
@@ -379,15 +643,124 @@ OpFoldResult AddOp::fold(FoldAdaptor a) {
   return foldIdentity(getRhs(), a.getLhs(), getType(), 0.0, isFloat);
 }
 OpFoldResult SubOp::fold(FoldAdaptor a) {
+  if (Attribute c = foldBinarySplat(
+          a.getOperands(), getType(),
+          [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
+            APFloat r = x;
+            r.subtract(y, kRNE);
+            return r;
+          },
+          [](const APInt &x, const APInt &y) -> std::optional<APInt> { return x - y; }))
+    return c;
+  // x - (+0.0) == x exactly (also for x = -0.0); x - (-0.0) is not folded.
   return foldIdentity(getLhs(), a.getRhs(), getType(), 0.0);
 }
 OpFoldResult MulOp::fold(FoldAdaptor a) {
+  if (Attribute c = foldBinarySplat(
+          a.getOperands(), getType(),
+          [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
+            APFloat r = x;
+            r.multiply(y, kRNE);
+            return r;
+          },
+          [](const APInt &x, const APInt &y) -> std::optional<APInt> { return x * y; }))
+    return c;
   if (auto r = foldIdentity(getLhs(), a.getRhs(), getType(), 1.0))
     return r;
   return foldIdentity(getRhs(), a.getLhs(), getType(), 1.0);
 }
 OpFoldResult DivOp::fold(FoldAdaptor a) {
+  if (Attribute c = foldBinarySplat(
+          a.getOperands(), getType(),
+          [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
+            APFloat r = x;
+            r.divide(y, kRNE);
+            return r;
+          },
+          [](const APInt &x, const APInt &y) -> std::optional<APInt> {
+            if (y.isZero() || (x.isMinSignedValue() && y.isAllOnes()))
+              return std::nullopt;
+            return x.sdiv(y);
+          }))
+    return c;
   return foldIdentity(getLhs(), a.getRhs(), getType(), 1.0);
+}
+OpFoldResult MaximumOp::fold(FoldAdaptor a) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldBinarySplat(
+      a.getOperands(), getType(),
+      [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
+        return maximum(x, y);
+      },
+      [](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        return llvm::APIntOps::smax(x, y);
+      });
+}
+OpFoldResult MinimumOp::fold(FoldAdaptor a) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldBinarySplat(
+      a.getOperands(), getType(),
+      [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
+        return minimum(x, y);
+      },
+      [](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        return llvm::APIntOps::smin(x, y);
+      });
+}
+
+#define MI_FOLD_COMPARE(OP, PRED)                                                   \
+  OpFoldResult OP::fold(FoldAdaptor a) {                                           \
+    return foldCompareSplat(a.getOperands(), getType(),                            \
+                            [](APFloat::cmpResult c) -> bool { return PRED; });    \
+  }
+MI_FOLD_COMPARE(EqualOp, c == APFloat::cmpEqual)
+MI_FOLD_COMPARE(NotEqualOp, c != APFloat::cmpEqual)
+MI_FOLD_COMPARE(LessOp, c == APFloat::cmpLessThan)
+MI_FOLD_COMPARE(LessEqualOp, c == APFloat::cmpLessThan || c == APFloat::cmpEqual)
+MI_FOLD_COMPARE(GreaterOp, c == APFloat::cmpGreaterThan)
+MI_FOLD_COMPARE(GreaterEqualOp, c == APFloat::cmpGreaterThan || c == APFloat::cmpEqual)
+#undef MI_FOLD_COMPARE
+
+/// logical_and/or: x op x = x; x op identity = x; x op absorbing = absorbing.
+static OpFoldResult foldLogical(Value lhs, Value rhs, ArrayRef<Attribute> operands,
+                                Type result, bool isAnd) {
+  if (lhs == rhs && lhs.getType() == result)
+    return lhs;
+  if (Attribute c = foldBinarySplat(operands, result, nullptr,
+                                    [isAnd](const APInt &x, const APInt &y)
+                                        -> std::optional<APInt> { return isAnd ? x & y : x | y; }))
+    return c;
+  ShapedType rt = staticResult(result);
+  for (auto [x, c] : {std::pair{lhs, operands[1]}, std::pair{rhs, operands[0]}}) {
+    auto s = splatOf(c);
+    if (!s)
+      continue;
+    bool v = s.getSplatValue<APInt>().getBoolValue();
+    if (v == isAnd && x.getType() == result)
+      return x;
+    if (v != isAnd && rt)
+      return makeSplat(rt, v);
+  }
+  return {};
+}
+OpFoldResult LogicalAndOp::fold(FoldAdaptor a) {
+  return foldLogical(getLhs(), getRhs(), a.getOperands(), getType(), true);
+}
+OpFoldResult LogicalOrOp::fold(FoldAdaptor a) {
+  return foldLogical(getLhs(), getRhs(), a.getOperands(), getType(), false);
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor a) {
+  if (getX() == getY() && getX().getType() == getType())
+    return getX();
+  if (auto c = splatOf(a.getCond())) {
+    Value pick = c.getSplatValue<APInt>().getBoolValue() ? getX() : getY();
+    if (pick.getType() == getType())
+      return pick;
+  }
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
@@ -431,6 +804,25 @@ MI_INFER_REDUCE(ReduceMaxOp)
 MI_INFER_REDUCE(ReduceMinOp)
 MI_INFER_REDUCE(ReduceProdOp)
 #undef MI_INFER_REDUCE
+
+// A reduction that keeps the type only reduces unit dims (or a 0-d tensor):
+// every output element is one input element. The max/min of a splat is the
+// splat value (sum/mean/prod of a splat would round, so they are not folded).
+#define MI_FOLD_REDUCE(OP, SPLAT)                                                   \
+  OpFoldResult OP::fold(FoldAdaptor a) {                                           \
+    if (OpFoldResult r = sameTypeIdentity(getX(), getType()))                      \
+      return r;                                                                    \
+    if (auto s = splatOf(a.getX()); SPLAT && s && staticResult(getType()))         \
+      if (!isa<FloatType>(s.getElementType()) || !s.getSplatValue<APFloat>().isNaN()) \
+        return s.resizeSplat(cast<ShapedType>(getType()));                         \
+    return {};                                                                     \
+  }
+MI_FOLD_REDUCE(ReduceSumOp, false)
+MI_FOLD_REDUCE(ReduceMeanOp, false)
+MI_FOLD_REDUCE(ReduceMaxOp, true)
+MI_FOLD_REDUCE(ReduceMinOp, true)
+MI_FOLD_REDUCE(ReduceProdOp, false)
+#undef MI_FOLD_REDUCE
 
 #define MI_INFER_ARG(OP)                                                            \
   LogicalResult OP::inferReturnTypes(MLIRContext *ctx, Loc loc, Adaptor a,         \
@@ -638,9 +1030,10 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
     return emitOptionalError(loc, "batch_norm expects an input of rank >= 2 (N, C, ...), got ",
                              fmt(x));
   Shape c = {x[1]};
-  for (auto [v, name] : llvm::zip(ValueRange{a.getScale(), a.getBias(), a.getMean(),
-                                             a.getVariance()},
-                                  ArrayRef<StringRef>{"scale", "bias", "mean", "variance"}))
+  // Named arrays: a zip over initializer-list temporaries would dangle.
+  Value params[] = {a.getScale(), a.getBias(), a.getMean(), a.getVariance()};
+  StringRef names[] = {"scale", "bias", "mean", "variance"};
+  for (auto [v, name] : llvm::zip(params, names))
     if (failed(expectShape(loc, shapeOf(v), c, name)))
       return failure();
   auto ct = RankedTensorType::get(c, elemOf(a.getX()));
@@ -661,7 +1054,7 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
 LogicalResult DropoutOp::verify() {
   double p = getKeepProb().convertToDouble();
   if (!(p > 0.0 && p <= 1.0))
-    return emitOpError("keep_prob must be in (0, 1], got ") << p;
+    return emitOpError("keep_prob must be in (0, 1], got ") << num(p);
   return success();
 }
 
@@ -747,10 +1140,14 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
 }
-OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
   if (getX().getType() == getType())
     return getX();
+  if (OpFoldResult c = foldShapeOfConstant(a.getX(), getType(), /*reshape=*/true))
+    return c;
   if (auto inner = getX().getDefiningOp<ReshapeOp>()) {
+    // The target shape keeps its -1 (if any): it infers the same dim from
+    // the inner input, which has the same element count.
     getXMutable().assign(inner.getX());
     return getResult();
   }
@@ -775,11 +1172,23 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
 }
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
-  for (auto [i, p] : llvm::enumerate(getPerm()))
-    if ((int64_t)i != p)
-      return {};
-  return getX();
+OpFoldResult TransposeOp::fold(FoldAdaptor a) {
+  if (llvm::all_of(llvm::enumerate(getPerm()),
+                   [](auto ip) { return (int64_t)ip.index() == ip.value(); }))
+    return getX();
+  if (OpFoldResult c = foldShapeOfConstant(a.getX(), getType(), /*reshape=*/false))
+    return c;
+  // transpose(transpose(x, p1), p2) = transpose(x, p1[p2[i]]).
+  if (auto inner = getX().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> p1 = inner.getPerm();
+    SmallVector<int64_t> composed;
+    for (int64_t p : getPerm())
+      composed.push_back(p1[p]);
+    getXMutable().assign(inner.getX());
+    setPermAttr(DenseI64ArrayAttr::get(getContext(), composed));
+    return getResult();
+  }
+  return {};
 }
 
 LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -799,14 +1208,28 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
         return emitOptionalError(loc, "-1 in ", fmt(out), " has no matching input dim");
       out[i] = in[i - off];
     }
+    if (out[i] < 0)
+      return emitOptionalError(loc, "broadcast shape ", fmt(a.getShape()),
+                               " has a negative dim other than -1");
     if (i >= off && in[i - off] != out[i] && in[i - off] != 1)
       return emitOptionalError(loc, "cannot broadcast ", fmt(in), " to ", fmt(a.getShape()));
   }
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
 }
-OpFoldResult BroadcastToOp::fold(FoldAdaptor) {
-  return getX().getType() == getType() ? OpFoldResult(getX()) : OpFoldResult();
+OpFoldResult BroadcastToOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = sameTypeIdentity(getX(), getType()))
+    return r;
+  if (OpFoldResult c = foldShapeOfConstant(a.getX(), getType(), /*reshape=*/false))
+    return c;
+  // broadcast_to(broadcast_to(x, s1), s2) = broadcast_to(x, s2): broadcasting
+  // is transitive. The shape attribute becomes the (static) result shape.
+  if (auto inner = getX().getDefiningOp<BroadcastToOp>()) {
+    getXMutable().assign(inner.getX());
+    setShapeAttr(DenseI64ArrayAttr::get(getContext(), getType().getShape()));
+    return getResult();
+  }
+  return {};
 }
 
 LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -821,6 +1244,9 @@ LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   out.insert(out.begin() + *axis, 1);
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
+}
+OpFoldResult ExpandDimsOp::fold(FoldAdaptor a) {
+  return foldShapeOfConstant(a.getX(), getType(), /*reshape=*/true);
 }
 
 LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -847,8 +1273,10 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
 }
-OpFoldResult SqueezeOp::fold(FoldAdaptor) {
-  return getX().getType() == getType() ? OpFoldResult(getX()) : OpFoldResult();
+OpFoldResult SqueezeOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = sameTypeIdentity(getX(), getType()))
+    return r;
+  return foldShapeOfConstant(a.getX(), getType(), /*reshape=*/true);
 }
 
 LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -863,6 +1291,11 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
     rest *= d;
   inferred.push_back(RankedTensorType::get({t->getDimSize(0), rest}, t->getElementType()));
   return success();
+}
+OpFoldResult FlattenOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = sameTypeIdentity(getX(), getType()))
+    return r;
+  return foldShapeOfConstant(a.getX(), getType(), /*reshape=*/true);
 }
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -885,6 +1318,12 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   }
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
+}
+OpFoldResult SliceOp::fold(FoldAdaptor a) {
+  // In bounds and of the input's shape: the whole tensor.
+  if (OpFoldResult r = sameTypeIdentity(getX(), getType()))
+    return r;
+  return foldShapeOfConstant(a.getX(), getType(), /*reshape=*/false);
 }
 
 LogicalResult StridedSliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -913,6 +1352,14 @@ LogicalResult StridedSliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
 }
+OpFoldResult StridedSliceOp::fold(FoldAdaptor a) {
+  // Unit strides and the input's shape: the whole tensor (a negative stride
+  // of the same shape would reverse it).
+  if (llvm::all_of(getStrides(), [](int64_t s) { return s == 1; }))
+    if (OpFoldResult r = sameTypeIdentity(getX(), getType()))
+      return r;
+  return foldShapeOfConstant(a.getX(), getType(), /*reshape=*/false);
+}
 
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                          SmallVectorImpl<Type> &inferred) {
@@ -939,6 +1386,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   }
   inferred.push_back(RankedTensorType::get(out, elemOf(a.getInputs().front())));
   return success();
+}
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return sameTypeIdentity(getInputs().front(), getType());
+  return {};
 }
 
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -1014,6 +1466,11 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
 }
+OpFoldResult TileOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = sameTypeIdentity(getX(), getType()))
+    return r;
+  return foldShapeOfConstant(a.getX(), getType(), /*reshape=*/false);
+}
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                       SmallVectorImpl<Type> &inferred) {
@@ -1069,4 +1526,16 @@ LogicalResult GradOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return emitOpError("result types ") << getOutputs().getTypes() << " do not match "
                                         << expected;
   return success();
+}
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  // Same type means all paddings are zero.
+  return sameTypeIdentity(getX(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// State and ordering
+//===----------------------------------------------------------------------===//
+
+OpFoldResult DependOp::fold(FoldAdaptor) {
+  return getDeps().empty() ? OpFoldResult(getValue()) : OpFoldResult();
 }
