@@ -121,9 +121,20 @@ func.func @log1p(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
 // CHECK: [[V0:%[a-zA-Z0-9_.$-]+]] = tensor.empty() : tensor<4x5xf32>
 // CHECK: [[V1:%[a-zA-Z0-9_.$-]+]] = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP]]], iterator_types = ["parallel", "parallel"]} ins([[ARG0]] : tensor<4x5xf32>) outs([[V0]] : tensor<4x5xf32>) {
 // CHECK: ^bb0([[IN:%[a-zA-Z0-9_.$-]+]]: f32, [[OUT:%[a-zA-Z0-9_.$-]+]]: f32):
-// CHECK: [[V2:%[a-zA-Z0-9_.$-]+]] = math.expm1 [[IN]] : f32
-// CHECK: linalg.yield [[V2]] : f32
-// CHECK: } -> tensor<4x5xf32>
+// Kahan's form: u = exp(x); (u - 1) * x / log(u), with x itself where u == 1.
+// CHECK: [[U:%[a-zA-Z0-9_.$-]+]] = math.exp [[IN]] : f32
+// CHECK: [[UM1:%[a-zA-Z0-9_.$-]+]] = arith.subf [[U]], %{{.*}} : f32
+// CHECK: [[NUM:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[UM1]], [[IN]] : f32
+// CHECK: [[LOG:%[a-zA-Z0-9_.$-]+]] = math.log [[U]] : f32
+// CHECK: arith.divf [[NUM]], [[LOG]] : f32
+// CHECK: arith.constant 0x7F800000 : f32
+// CHECK: arith.cmpf oeq, [[U]], %{{.*}} : f32
+// CHECK: arith.constant -1.000000e+00 : f32
+// CHECK: arith.cmpf oeq, [[UM1]], %{{.*}} : f32
+// CHECK: [[ONE:%[a-zA-Z0-9_.$-]+]] = arith.cmpf oeq, [[U]], %{{.*}} : f32
+// CHECK: [[R:%[a-zA-Z0-9_.$-]+]] = arith.select [[ONE]], [[IN]], %{{.*}} : f32
+// CHECK: linalg.yield [[R]] : f32
+// CHECK-NOT: math.expm1
 // CHECK: return [[V1]] : tensor<4x5xf32>
 func.func @expm1(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
   %0 = mindir.expm1 %x : tensor<4x5xf32>
