@@ -1,0 +1,111 @@
+"""Execution context (MindSpore's `set_context` / `get_context`).
+
+`mode` is `GRAPH_MODE` (0: networks are compiled whole) or `PYNATIVE_MODE`
+(1: ops run one by one, each a cached compiled kernel; the default, as in
+MindSpore 2.x). `device_target` is 'CPU' (the default and the only one that
+runs today), 'GPU' or 'Ascend'. The other MindSpore keys are accepted and
+stored so that scripts run unchanged; consumers read them with `get_context`.
+"""
+from __future__ import annotations
+
+import threading
+
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
+
+# Keys MindSpore 2.x accepts; msmlir only interprets `mode` and `device_target`.
+_DEFAULTS = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "device_id": 0,
+    "precompile_only": False,
+    "save_graphs": False,
+    "save_graphs_path": ".",
+    "enable_dump": False,
+    "save_dump_path": ".",
+    "deterministic": "OFF",
+    "print_file_path": "",
+    "env_config_path": "",
+    "max_device_memory": "1024GB",
+    "variable_memory_max_size": "",
+    "mempool_block_size": "1GB",
+    "enable_graph_kernel": False,
+    "graph_kernel_flags": "",
+    "enable_reduce_precision": True,
+    "check_bprop": False,
+    "max_call_depth": 1000,
+    "grad_for_scalar": False,
+    "enable_compile_cache": False,
+    "compile_cache_path": ".",
+    "inter_op_parallel_num": 0,
+    "runtime_num_threads": 30,
+    "disable_format_transform": False,
+    "memory_optimize_level": "O0",
+    "memory_offload": "OFF",
+    "ascend_config": None,
+    "jit_syntax_level": 2,
+    "jit_config": None,
+    "gpu_config": None,
+    "aoe_tune_mode": "",
+    "aoe_config": None,
+    "op_timeout": 1800,
+    "pynative_synchronize": False,
+    "debug_level": 0,
+    "device_memory": None,
+    "jit_level": "",
+}
+
+_LOCK = threading.Lock()
+_CONTEXT = dict(_DEFAULTS)
+
+
+def set_context(**kwargs):
+    """Sets context keys, e.g. `set_context(mode=GRAPH_MODE, device_target="CPU")`.
+    Unknown keys raise ValueError, like MindSpore."""
+    updates = {}
+    for key, value in kwargs.items():
+        if key not in _DEFAULTS:
+            raise ValueError(f"For 'context.set_context', the keyword argument {key} is not "
+                             f"recognized! For detailed usage of 'set_context', please refer to "
+                             f"the MindSpore official website.")
+        if key == "mode":
+            if isinstance(value, bool) or value not in (GRAPH_MODE, PYNATIVE_MODE):
+                raise ValueError(f"For 'set_context', the argument 'mode' should be "
+                                 f"context.GRAPH_MODE (0) or context.PYNATIVE_MODE (1), "
+                                 f"but got {value!r}.")
+        elif key == "device_target":
+            if not isinstance(value, str):
+                raise TypeError(f"For 'set_context', 'device_target' must be a str, got "
+                                f"{type(value).__name__}")
+            norm = {t.lower(): t for t in _DEVICE_TARGETS}.get(value.lower())
+            if norm is None:
+                raise ValueError(f"For 'set_context', 'device_target' must be one of "
+                                 f"{list(_DEVICE_TARGETS)}, but got {value!r}.")
+            value = norm
+        elif key == "device_id":
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4096:
+                raise ValueError(f"For 'set_context', 'device_id' must be an int in [0, 4096), "
+                                 f"but got {value!r}.")
+        updates[key] = value
+    with _LOCK:
+        _CONTEXT.update(updates)
+
+
+def get_context(attr_key):
+    """The value of one context key."""
+    if attr_key not in _DEFAULTS:
+        raise ValueError(f"For 'context.get_context', the argument {attr_key} is not "
+                         f"recognized!")
+    with _LOCK:
+        return _CONTEXT[attr_key]
+
+
+def _reset_context():
+    """Test helper: restores the defaults."""
+    with _LOCK:
+        _CONTEXT.clear()
+        _CONTEXT.update(_DEFAULTS)
