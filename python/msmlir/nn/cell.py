@@ -1,0 +1,336 @@
+"""`nn.Cell`, `nn.SequentialCell`, `nn.CellList` (MindSpore 2.x semantics).
+
+A Cell registers sub-cells and Parameters assigned as attributes (`self.fc1 =
+nn.Dense(...)`, `self.w = Parameter(...)`) and names its Parameters
+hierarchically (`fc1.weight`). Calling a cell runs `construct`:
+
+* inside a function being compiled (jit, grad, another cell's graph), the call
+  becomes a call of `construct`, parsed into its own function (the cell is a
+  compile-time constant; its Parameters become function arguments);
+* in GRAPH_MODE, `construct` is compiled with `msmlir.jit` on the first call for
+  each input signature (and each train/eval state of the cell tree) and cached;
+* in PYNATIVE_MODE (the default, as MindSpore 2.x), `construct` runs as Python,
+  each op compiled and run eagerly.
+
+`__call__` is a descriptor, not a plain function, so the jit parser calls it
+directly (instead of parsing it) when a cell is called from compiled code.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from ..common.parameter import Parameter, ParameterTuple
+from ..common.tensor import Tensor
+from ..frontend import builder as _b
+
+__all__ = ["Cell", "SequentialCell", "CellList"]
+
+
+def _building() -> bool:
+    return _b.current() is not None
+
+
+def _to_tensor_out(out):
+    if isinstance(out, Tensor):
+        return out
+    if isinstance(out, (np.ndarray, np.generic)):
+        return Tensor._make(np.asarray(out))
+    if isinstance(out, tuple) and not hasattr(out, "_fields"):
+        return tuple(_to_tensor_out(o) for o in out)
+    if isinstance(out, list):
+        return [_to_tensor_out(o) for o in out]
+    return out
+
+
+def _cell_call(cell, *args, **kwargs):
+    """What `cell(*args)` does (see the module docstring)."""
+    if _building():
+        from ..frontend.parser import invoke
+        return invoke(cell.construct, args, kwargs)
+    from ..common.context import GRAPH_MODE, get_context
+    if get_context("mode") == GRAPH_MODE and not getattr(cell, "_pynative_only", False):
+        return _to_tensor_out(cell._graph_fn()(cell, *args, **kwargs))
+    return cell.construct(*args, **kwargs)
+
+
+class _CallDescriptor:
+    """`Cell.__call__`: a descriptor returning a bound callable (see module docstring)."""
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return lambda *args, **kwargs: _cell_call(obj, *args, **kwargs)
+
+
+class Cell:
+    """Base class of all networks (mindspore.nn.Cell)."""
+
+    __call__ = _CallDescriptor()
+
+    def __init__(self, auto_prefix=True, flags=None):
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "training", False)
+        object.__setattr__(self, "_graph_cache", {})
+        object.__setattr__(self, "_auto_prefix", auto_prefix)
+        object.__setattr__(self, "_cell_name", "")
+        if flags:
+            for k, v in flags.items():
+                object.__setattr__(self, k, v)
+
+    # ---- attribute registration -------------------------------------------------------
+    def _check_init(self):
+        if "_params" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}: super().__init__() must be called "
+                                 f"before assigning Parameters or Cells")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if isinstance(value, Parameter):
+            self._check_init()
+            d["_cells"].pop(name, None)
+            d.pop(name, None)
+            if value.name == "Parameter":
+                value.name = name
+            d["_params"][name] = value
+        elif isinstance(value, Cell):
+            self._check_init()
+            d["_params"].pop(name, None)
+            d.pop(name, None)
+            d["_cells"][name] = value
+            if d.get("_auto_prefix", True) and value.__dict__.get("_auto_prefix", True):
+                # MindSpore: a child's Parameter names get the attribute name as prefix
+                for p in value.get_parameters():
+                    p.name = name + "." + p.name
+        else:
+            if "_params" in d and name in d["_params"]:
+                if value is None:
+                    del d["_params"][name]
+                elif isinstance(value, (Tensor, np.ndarray)):
+                    d["_params"][name].set_data(value if isinstance(value, Tensor) else Tensor(value))
+                    return
+                else:
+                    raise TypeError(f"cannot assign {type(value).__name__} to Parameter '{name}'")
+            if "_cells" in d and name in d["_cells"]:
+                if value is None:
+                    del d["_cells"][name]
+                else:
+                    raise TypeError(f"cannot assign {type(value).__name__} to sub-cell '{name}'")
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        if "_params" in d and name in d["_params"]:
+            p = d["_params"][name]
+            if _building():
+                # inside compiled code a Parameter read is the function argument bound to it
+                from ..ops import to_tensor
+                return to_tensor(p)
+            return p
+        if "_cells" in d and name in d["_cells"]:
+            return d["_cells"][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        if name in d.get("_params", {}):
+            del d["_params"][name]
+        elif name in d.get("_cells", {}):
+            del d["_cells"][name]
+        else:
+            object.__delattr__(self, name)
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError("The name of parameter should not contain '.'")
+        self.__dict__["_params"][param_name] = param
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        self.__setattr__(child_name, child_cell)
+
+    # ---- construct / call ---------------------------------------------------------------
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__}.construct is not defined")
+
+    def _graph_fn(self):
+        """The JitFunction of this cell's construct for the current train/eval state."""
+        key = tuple(c.training for _, c in self.cells_and_names())
+        jf = self._graph_cache.get(key)
+        if jf is None:
+            from ..frontend.jit import JitFunction
+            jf = JitFunction(type(self).construct, name=type(self).__name__ + "_construct")
+            self._graph_cache[key] = jf
+        return jf
+
+    def compile(self, *args, **kwargs):
+        """Compiles construct for these inputs (GRAPH_MODE) without running it."""
+        self._graph_fn().lower_module(self, *args, **kwargs).compile()
+
+    def compile_and_run(self, *args, **kwargs):
+        return self(*args, **kwargs)
+
+    # ---- parameters ------------------------------------------------------------------------
+    def parameters_and_names(self, name_prefix="", expand=True):
+        seen = set()
+        cells = self.cells_and_names(name_prefix) if expand else [(name_prefix, self)]
+        for prefix, cell in cells:
+            for pname, p in cell.__dict__["_params"].items():
+                if id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (prefix + "." + pname if prefix else pname), p
+
+    def get_parameters(self, expand=True):
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        for p in self.get_parameters(expand=recurse):
+            p.name = prefix + p.name
+
+    # ---- sub-cells -------------------------------------------------------------------------
+    def cells_and_names(self, cell=None, name_prefix=""):
+        if isinstance(cell, str):            # cells_and_names(name_prefix) positional use
+            name_prefix, cell = cell, None
+        seen = set()
+        stack = [(name_prefix, self)]
+        out = []
+        while stack:
+            prefix, c = stack.pop(0)
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            out.append((prefix, c))
+            for n, sub in c.__dict__["_cells"].items():
+                stack.append(((prefix + "." + n) if prefix else n, sub))
+        return out
+
+    def cells(self):
+        return list(self.__dict__["_cells"].values())
+
+    def name_cells(self):
+        return OrderedDict(self.__dict__["_cells"])
+
+    # ---- modes -------------------------------------------------------------------------------
+    def set_train(self, mode=True):
+        for _, c in self.cells_and_names():
+            object.__setattr__(c, "training", bool(mode))
+        return self
+
+    def set_grad(self, requires_grad=True):
+        object.__setattr__(self, "requires_grad", requires_grad)
+        return self
+
+    @property
+    def phase(self):
+        return "train" if self.training else "predict"
+
+    def to_float(self, dst_type):
+        return self
+
+    def set_boost(self, *a, **k):
+        return self
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__}<{self.extend_repr()}>" if self.extend_repr()
+                 else f"{type(self).__name__}<>"]
+        for n, c in self.__dict__["_cells"].items():
+            sub = repr(c).replace("\n", "\n  ")
+            lines.append(f"  ({n}): {sub}")
+        return "\n".join(lines)
+
+    def extend_repr(self):
+        return ""
+
+
+class SequentialCell(Cell):
+    """Runs its cells in order (mindspore.nn.SequentialCell); takes cells as
+    arguments, a list, or an OrderedDict."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            args = tuple(args[0])
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for n, c in args[0].items():
+                self.insert_child_to_cell(n, c)
+        else:
+            for i, c in enumerate(args):
+                if not isinstance(c, Cell):
+                    raise TypeError(f"SequentialCell: item {i} is not a Cell")
+                self.insert_child_to_cell(str(i), c)
+        object.__setattr__(self, "cell_list", list(self.__dict__["_cells"].values()))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return SequentialCell(self.cell_list[i])
+        return self.cell_list[i]
+
+    def __len__(self):
+        return len(self.cell_list)
+
+    def __iter__(self):
+        return iter(self.cell_list)
+
+    def append(self, cell):
+        self.insert_child_to_cell(str(len(self.cell_list)), cell)
+        self.cell_list.append(cell)
+        self._graph_cache.clear()
+
+    def construct(self, input_data):
+        for cell in self.cell_list:
+            input_data = cell(input_data)
+        return input_data
+
+
+class CellList(Cell):
+    """A list of cells (mindspore.nn.CellList); index, iterate, append."""
+
+    def __init__(self, *args):
+        super().__init__()
+        cells = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+        object.__setattr__(self, "cell_list", [])
+        for c in cells:
+            self.append(c)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return CellList(self.cell_list[i])
+        return self.cell_list[i]
+
+    def __len__(self):
+        return len(self.cell_list)
+
+    def __iter__(self):
+        return iter(self.cell_list)
+
+    def append(self, cell):
+        if not isinstance(cell, Cell):
+            raise TypeError("CellList: items must be Cells")
+        self.insert_child_to_cell(str(len(self.cell_list)), cell)
+        self.cell_list.append(cell)
+
+    def extend(self, cells):
+        for c in cells:
+            self.append(c)
+        return self
+
+    def insert(self, index, cell):
+        self.cell_list.insert(index, cell)
+        self.__dict__["_cells"].clear()
+        for i, c in enumerate(self.cell_list):
+            self.insert_child_to_cell(str(i), c)
+
+    def construct(self, *inputs):
+        raise NotImplementedError("CellList is not callable")

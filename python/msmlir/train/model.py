@@ -1,0 +1,195 @@
+"""`msmlir.train.Model` (mindspore.train.Model): train / eval / predict loops.
+
+Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None):
+`train` builds WithLossCell + TrainOneStepCell (one compiled train step in
+GRAPH_MODE), iterates the dataset `epoch` times calling the callbacks (a text
+progress bar per epoch is shown unless `progress=False`); `eval` returns
+{metric name: value} ('accuracy', 'loss', 'top_1_accuracy', 'top_5_accuracy').
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..common.tensor import Tensor
+from .callbacks import Callback, ProgressBar, RunContext, _Params
+
+__all__ = ["Model", "Accuracy", "Loss", "TopKCategoricalAccuracy"]
+
+
+def _np(x):
+    return x.asnumpy() if hasattr(x, "asnumpy") else np.asarray(x)
+
+
+class Accuracy:
+    def __init__(self, eval_type="classification"):
+        self.clear()
+
+    def clear(self):
+        self._correct = 0
+        self._total = 0
+
+    def update(self, y_pred, y):
+        y_pred, y = _np(y_pred), _np(y)
+        pred = y_pred.argmax(axis=-1)
+        if y.ndim == y_pred.ndim:          # one-hot labels
+            y = y.argmax(axis=-1)
+        self._correct += int((pred == y.reshape(pred.shape)).sum())
+        self._total += int(pred.size)
+
+    def eval(self):
+        if self._total == 0:
+            raise RuntimeError("Accuracy: no samples were evaluated")
+        return self._correct / self._total
+
+
+class TopKCategoricalAccuracy(Accuracy):
+    def __init__(self, k):
+        self.k = k
+        self.clear()
+
+    def update(self, y_pred, y):
+        y_pred, y = _np(y_pred), _np(y)
+        if y.ndim == y_pred.ndim:
+            y = y.argmax(axis=-1)
+        top = np.argsort(-y_pred, axis=-1)[..., :self.k]
+        self._correct += int((top == y.reshape(-1, 1)).any(axis=-1).sum())
+        self._total += int(y.size)
+
+
+class Loss:
+    def __init__(self):
+        self.clear()
+
+    def clear(self):
+        self._sum = 0.0
+        self._n = 0
+
+    def update(self, loss):
+        self._sum += float(np.mean(_np(loss)))
+        self._n += 1
+
+    def eval(self):
+        if self._n == 0:
+            raise RuntimeError("Loss: no batches were evaluated")
+        return self._sum / self._n
+
+
+_METRICS = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss,
+            "top_1_accuracy": lambda: TopKCategoricalAccuracy(1),
+            "top_5_accuracy": lambda: TopKCategoricalAccuracy(5)}
+
+
+def _make_metrics(metrics):
+    if metrics is None:
+        return {}
+    if isinstance(metrics, dict):
+        return dict(metrics)
+    out = {}
+    for m in metrics:
+        if m not in _METRICS:
+            raise ValueError(f"unknown metric {m!r}; supported: {sorted(_METRICS)}")
+        out[m] = _METRICS[m]()
+    return out
+
+
+def _batches(dataset):
+    if hasattr(dataset, "create_tuple_iterator"):
+        return dataset.create_tuple_iterator(num_epochs=1)
+    return iter(dataset)
+
+
+class Model:
+    def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
+                 eval_indexes=None, amp_level="O0", boost_level="O0", **kwargs):
+        from .. import nn
+        self._network = network
+        self._loss_fn = loss_fn
+        self._optimizer = optimizer
+        self._metrics = _make_metrics(metrics)
+        if optimizer is not None:
+            net = nn.WithLossCell(network, loss_fn) if loss_fn is not None else network
+            self._train_network = nn.TrainOneStepCell(net, optimizer)
+        else:
+            self._train_network = None
+        self._eval_network = eval_network
+        self.train_time = None
+
+    @property
+    def train_network(self):
+        return self._train_network
+
+    @property
+    def predict_network(self):
+        return self._network
+
+    def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1,
+              initial_epoch=0, progress=True):
+        if self._train_network is None:
+            raise ValueError("Model.train needs an optimizer")
+        cbs = list(callbacks) if isinstance(callbacks, (list, tuple)) else \
+            ([callbacks] if callbacks is not None else [])
+        if progress and not any(isinstance(c, ProgressBar) for c in cbs):
+            cbs.insert(0, ProgressBar())
+        size = train_dataset.get_dataset_size() if hasattr(train_dataset, "get_dataset_size") else None
+        p = _Params(train_network=self._train_network, network=self._network, epoch_num=epoch,
+                    batch_num=size or 0, cur_epoch_num=0, cur_step_num=0, net_outputs=None,
+                    optimizer=self._optimizer, loss_fn=self._loss_fn, train_dataset=train_dataset,
+                    mode="train", list_callback=cbs)
+        rc = RunContext(p)
+
+        def fire(name):
+            for c in cbs:
+                getattr(c, name)(rc)
+                old = {"on_train_begin": "begin", "on_train_epoch_begin": "epoch_begin",
+                       "on_train_step_begin": "step_begin", "on_train_step_end": "step_end",
+                       "on_train_epoch_end": "epoch_end", "on_train_end": "end"}[name]
+                if getattr(type(c), old, None) is not getattr(Callback, old):
+                    getattr(c, old)(rc)   # a MindSpore 1.x style callback
+
+        self._train_network.set_train(True)
+        fire("on_train_begin")
+        for e in range(initial_epoch, epoch):
+            p.cur_epoch_num = e + 1
+            fire("on_train_epoch_begin")
+            n = 0
+            for batch in _batches(train_dataset):
+                p.cur_step_num += 1
+                n += 1
+                fire("on_train_step_begin")
+                p.net_outputs = self._train_network(*batch)
+                fire("on_train_step_end")
+                if rc.get_stop_requested():
+                    break
+            if not p.batch_num:
+                p.batch_num = n
+            fire("on_train_epoch_end")
+            if rc.get_stop_requested():
+                break
+        fire("on_train_end")
+        self._train_network.set_train(False)
+
+    def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
+        if not self._metrics:
+            raise ValueError("Model.eval needs metrics (e.g. metrics={'accuracy'})")
+        for m in self._metrics.values():
+            m.clear()
+        self._network.set_train(False)
+        for batch in _batches(valid_dataset):
+            data, label = batch[0], batch[-1]
+            if self._eval_network is not None:
+                loss, out, label = self._eval_network(data, label)
+            else:
+                out = self._network(data)
+                loss = self._loss_fn(out, label) if self._loss_fn is not None else None
+            for m in self._metrics.values():
+                if isinstance(m, Loss):
+                    if loss is not None:
+                        m.update(loss)
+                else:
+                    m.update(out, label)
+        return {k: m.eval() for k, m in self._metrics.items()}
+
+    def predict(self, *predict_data):
+        self._network.set_train(False)
+        out = self._network(*predict_data)
+        return out if not isinstance(out, np.ndarray) else Tensor(out)

@@ -1,0 +1,29 @@
+"""Short LeNet5 training in GRAPH_MODE: the loss decreases."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import msmlir as ms
+from msmlir import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples"))
+
+
+@pytest.mark.slow
+def test_lenet_loss_decreases():
+    from lenet5 import LeNet5
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        rs = np.random.RandomState(0)
+        x = rs.randn(16, 1, 32, 32).astype(np.float32)
+        y = rs.randint(0, 10, 16).astype(np.int32)
+        net = LeNet5()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
+                                   nn.Adam(net.trainable_params(), 1e-3))
+        step.set_train()
+        losses = [float(step(ms.Tensor(x), ms.Tensor(y)).asnumpy()) for _ in range(15)]
+        assert losses[-1] < losses[0] - 0.15 and all(b < a for a, b in zip(losses, losses[1:])), losses
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
