@@ -1,12 +1,27 @@
 //===- MindIRDialect.cpp - mindir dialect registration -------------------===//
 #include "MindIR.h"
 
+#include "mlir/Transforms/InliningUtils.h"
+
 using namespace mlir;
 using namespace msmlir::mindir;
 
 #include "MindIRDialect.cpp.inc"
 
+namespace {
+/// mindir ops have no region- or call-site-specific semantics, so calls to
+/// functions made of them can always be inlined (the jit frontend emits one
+/// private function per helper; inlining exposes them to fusion and to
+/// mindir-functionalize-assign).
+struct MindIRInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+};
+} // namespace
+
 void MindIRDialect::initialize() {
+  addInterfaces<MindIRInlinerInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "MindIROps.cpp.inc"

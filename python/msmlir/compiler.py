@@ -53,6 +53,16 @@ def numpy_dtype(t: ir.Type) -> np.dtype:
 class _Signature:
     inputs: list[tuple[tuple[int, ...], np.dtype]]
     outputs: list[tuple[tuple[int, ...], np.dtype]]
+    # (result index, argument index): results copied into the caller's
+    # argument arrays after the call (parameter updates, see
+    # passes/graph/functionalize_assign.py); they are not returned.
+    writeback: list[tuple[int, int]]
+
+
+# Graph-level expansion that fixes the public signatures before they are read:
+# gradients become functions, callees are inlined, parameter assigns become
+# written-back results. msmlir-cpu-pipeline repeats these (no-ops by then).
+_PREPARE = "builtin.module(mindir-autodiff,inline,mindir-functionalize-assign)"
 
 
 def _tensor_sig(t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
@@ -100,6 +110,7 @@ class CompiledModule:
     def __init__(self, module: ir.Module, opt_level: int = 3):
         self.signatures: dict[str, _Signature] = {}
         with module.context:
+            run_pipeline(module, _PREPARE)
             for op in module.body.operations:
                 if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
                     continue
@@ -107,8 +118,13 @@ class CompiledModule:
                     continue
                 name = ir.StringAttr(op.attributes["sym_name"]).value
                 ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+                writeback = []
+                if "msmlir.writeback" in op.attributes:
+                    writeback = [tuple(ir.IntegerAttr(x).value for x in pair)
+                                 for pair in ir.ArrayAttr(op.attributes["msmlir.writeback"])]
                 self.signatures[name] = _Signature([_tensor_sig(t) for t in ftype.inputs],
-                                                   [_tensor_sig(t) for t in ftype.results])
+                                                   [_tensor_sig(t) for t in ftype.results],
+                                                   writeback)
                 op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             run_pipeline(module, "builtin.module(msmlir-cpu-pipeline)")
             self.llvm_ir = module
@@ -124,9 +140,10 @@ class CompiledModule:
                            f"(have: {', '.join(self.signatures)})")
         if len(args) != len(sig.inputs):
             raise TypeError(f"{name} takes {len(sig.inputs)} arguments, got {len(args)}")
-        inputs = []
+        inputs, originals = [], []
         for i, (a, (shape, dtype)) in enumerate(zip(args, sig.inputs)):
             a = np.asarray(a)
+            originals.append(a)
             if a.shape != shape or a.dtype != dtype:
                 raise TypeError(f"argument {i} of {name}: expected {dtype}{list(shape)}, "
                                 f"got {a.dtype}{list(a.shape)}")
@@ -138,7 +155,12 @@ class CompiledModule:
         for i, p in enumerate(keep):
             packed[i] = ctypes.cast(p, ctypes.c_void_p)
         self._funcs[name](packed)
-        return tuple(outputs)
+        if not sig.writeback:
+            return tuple(outputs)
+        for r, a in sig.writeback:
+            np.copyto(originals[a], outputs[r])
+        written = {r for r, _ in sig.writeback}
+        return tuple(o for i, o in enumerate(outputs) if i not in written)
 
 
 def compile_module(module: ir.Module, opt_level: int = 3) -> CompiledModule:

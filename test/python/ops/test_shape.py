@@ -198,9 +198,6 @@ def test_assign():
     np.testing.assert_array_equal(w, 3.0 + v)
 
 
-@pytest.mark.xfail(strict=True, reason="an assign used only by depend is dead code once "
-                   "lowered (tensor-form materialize_in_destination has no side effect; "
-                   "canonicalize erases it): needs pipeline/frontend support")
 def test_assign_only_ordered_by_depend():
     mod = _assign_module()
     v = np.arange(4, dtype=np.float32)
