@@ -36,8 +36,11 @@ _PASSES: dict[str, PassInfo] = {}
 # Modules that define passes; imported lazily so ms-opt starts fast.
 _PASS_MODULES = [
     "msmlir.passes.graph",
+    "msmlir.passes.autodiff",
     "msmlir.passes.lowering",
     "msmlir.passes.pipelines",
+    "msmlir.passes.cpu",
+    "msmlir.passes.kernel",
 ]
 _loaded = False
 
