@@ -30,11 +30,103 @@ def activate(builder):
     prev = current()
     prev_pos = getattr(_state, "pos", None)
     prev_calls = getattr(_state, "calls", None)
-    _state.builder, _state.pos, _state.calls = builder, [], []
+    prev_frames = getattr(_state, "frames", None)
+    _state.builder, _state.pos, _state.calls, _state.frames = builder, [], [], []
     try:
         yield builder
     finally:
         _state.builder, _state.pos, _state.calls = prev, prev_pos, prev_calls
+        _state.frames = prev_frames
+
+
+# ---------------------------------------------------------------------------
+# Function frames: how Parameters become function arguments
+# ---------------------------------------------------------------------------
+#
+# The protocol (MindSpore: parameters are graph inputs, never constants):
+#
+# * a *Parameter* is an object for which `is_parameter(obj)` holds: an instance of
+#   `msmlir.Parameter`, or any object whose type sets `__msmlir_parameter__ = True`
+#   and has `shape`, `dtype` (an msmlir dtype) and `asnumpy()` (its current value);
+# * every `func.func` being built has a `Frame`. When jitted code uses a
+#   Parameter as a tensor (`self.w * x`, a global `W @ x`, `ops.xxx(p)`, an element
+#   of `net.trainable_params()`...), `msmlir.ops.to_tensor` asks `param_value(p)`:
+#   the frame returns the block argument bound to `p`, adding one to the function
+#   the first time ("capture"); the function's signature is then
+#   (flattened tensor arguments..., captured Parameters...);
+# * a call of a helper passes the caller's value of each Parameter the callee
+#   captured (capturing it in the caller in turn); the public entry of a jitted
+#   function thus takes every Parameter it (transitively) uses as an input, and
+#   `msmlir.jit` feeds the Parameter's current value (`asnumpy()`, no copy) at
+#   each call, so updating a Parameter needs no recompilation;
+# * `msmlir.grad(..., weights=[...])` builds the forward function with the
+#   weights pre-bound to its first parameter arguments (`Frame(bind=weights)`),
+#   so the gradient w.r.t. a weight is the gradient w.r.t. that argument.
+
+
+def is_parameter(x) -> bool:
+    if getattr(type(x), "__msmlir_parameter__", False):
+        return True
+    from ..common.parameter import Parameter
+    return isinstance(x, Parameter)
+
+
+class Frame:
+    """The function under construction: its entry block and the Parameters bound
+    to (or captured as) its arguments."""
+
+    def __init__(self, block, bind=(), bound_values=()):
+        self.block = block
+        self.params: list = []        # Parameters bound to arguments, in argument order
+        self.values: dict = {}        # id(param) -> TensorValue
+        for p, v in zip(bind, bound_values):
+            self.params.append(p)
+            self.values[id(p)] = v
+
+    def value(self, p):
+        v = self.values.get(id(p))
+        if v is None:
+            from .values import TensorValue
+            t = tensor_type(tuple(p.shape), p.dtype)
+            arg = self.block.add_argument(t, ir.Location.unknown())
+            v = TensorValue(arg)
+            self.params.append(p)
+            self.values[id(p)] = v
+        return v
+
+
+def _frames():
+    f = getattr(_state, "frames", None)
+    if f is None:
+        f = _state.frames = []
+    return f
+
+
+def current_frame():
+    f = _frames()
+    return f[-1] if f else None
+
+
+@contextlib.contextmanager
+def frame(fr: Frame):
+    stack = _frames()
+    stack.append(fr)
+    try:
+        yield fr
+    finally:
+        stack.pop()
+
+
+def param_value(x):
+    """The TensorValue standing for Parameter `x` in the function being built
+    (captured as an argument on first use), or None when `x` is not a Parameter
+    or no function is being built."""
+    if not is_parameter(x):
+        return None
+    fr = current_frame()
+    if fr is None:
+        return None
+    return fr.value(x)
 
 
 def _positions():
@@ -155,7 +247,7 @@ def array_attr(arr: np.ndarray) -> ir.DenseElementsAttr:
     if arr.size > 0 and arr.ndim > 0 and np.all(arr == arr.flat[0]) and not (
             dt.is_float and np.isnan(arr.flat[0])):
         return splat_attr(arr.flat[0].item(), arr.shape, dt)
-    return ir.DenseElementsAttr.get(np.ascontiguousarray(arr))
+    return ir.DenseElementsAttr.get(np.asarray(arr, order="C"))  # (ascontiguousarray: 0-d -> 1-d)
 
 
 def i64_array(values) -> ir.DenseI64ArrayAttr:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import types
 
 import numpy as np
 from mlir import ir
@@ -89,12 +90,15 @@ def _abstract_args(args, kwargs):
 class Lowered:
     """One compiled specialization: the module, its text and the runtime handle."""
 
-    def __init__(self, module, context, name, out_spec, n_outputs):
+    def __init__(self, module, context, name, out_spec, n_outputs, params=()):
         self.module = module
         self.context = context
         self.name = name
         self.out_spec = out_spec
         self.n_outputs = n_outputs
+        # Parameters the function uses: trailing inputs fed with their current
+        # values at each call (see frontend/builder.py, "Function frames")
+        self.params = list(params)
         self.compiled = None
 
     @property
@@ -110,16 +114,66 @@ class Lowered:
             from ..compiler import compile_module
             with _BUILD_LOCK, self.context:
                 copy = ir.Module.parse(self.module.operation.get_asm(enable_debug_info=True))
-            self.compiled = compile_module(copy)
+                expand_transforms(copy)
+            try:
+                self.compiled = compile_module(copy)
+            except ir.MLIRError as e:
+                msg = _b.diag_message(e)
+                if "mindir-autodiff" in msg or "mindir-vmap" in msg:
+                    # a differentiation error (no bprop, unsupported construct): a user error
+                    raise _transform_error(e) from None
+                raise
         return self.compiled
 
     def run(self, arrays):
+        if self.params:
+            arrays = list(arrays) + [_as_array(p) for p in self.params]
         outs = self.compile().call(self.name, *arrays)
         outs = tuple(np.asarray(o) for o in (outs if isinstance(outs, (tuple, list)) else (outs,)))
         if len(outs) != self.n_outputs:
             raise RuntimeError(f"msmlir: {self.name} returned {len(outs)} results, expected "
                                f"{self.n_outputs}")
         return tree_unflatten(self.out_spec, list(outs))
+
+
+def _pipeline_has(pass_name: str) -> bool:
+    try:
+        from msmlir.passes.registry import get_pass
+        info = get_pass("msmlir-cpu-pipeline")
+        return info is not None and info.expand is not None and pass_name in info.expand()
+    except Exception:  # pragma: no cover
+        return False
+
+
+def expand_transforms(module) -> None:
+    """Runs `mindir-autodiff` on a module holding `mindir.grad` ops when
+    msmlir-cpu-pipeline does not (yet) run it first."""
+    def has(op) -> bool:
+        for r in op.regions:
+            for b in r.blocks:
+                for o in b.operations:
+                    if o.operation.name == "mindir.grad" or has(o.operation):
+                        return True
+        return False
+
+    if has(module.operation) and not _pipeline_has("mindir-autodiff"):
+        from msmlir.passes import run_pipeline
+        try:
+            run_pipeline(module, "builtin.module(mindir-autodiff)")
+        except ir.MLIRError as e:
+            raise _transform_error(e) from None
+
+
+def _transform_error(e) -> CompileError:
+    """A CompileError (at the user's line when the diagnostic has one) for an
+    MLIRError of mindir-autodiff / mindir-vmap."""
+    pos = None
+    for d in getattr(e, "error_diagnostics", []) or []:
+        if d.location.is_a_file():
+            from .errors import SourcePos
+            pos = SourcePos(d.location.filename, d.location.start_line, d.location.start_col)
+            break
+    return CompileError(_b.diag_message(e), pos)
 
 
 def _context() -> ir.Context:
@@ -153,7 +207,8 @@ def build_module(fn, args, kwargs, *, name=None, trace=False) -> Lowered:
                     pos = SourcePos(loc.filename, loc.start_line, loc.start_col)
                     break
             raise CompileError(f"invalid IR: {_b.diag_message(e)}", pos) from None
-        return Lowered(mb.module, ctx, info.name, info.out_spec, len(info.result_types))
+        return Lowered(mb.module, ctx, info.name, info.out_spec, len(info.result_types),
+                       info.params)
 
 
 def _strip(e: CompileError) -> CompileError:
@@ -177,6 +232,17 @@ class JitFunction:
             fn = fn.fn
         if not callable(fn):
             raise TypeError(f"jit expects a function, got {fn!r}")
+        wrapped = fn
+        if not isinstance(fn, types.FunctionType):
+            # a bound method, a callable object (a Cell), a transform (grad, vmap, ...):
+            # the entry calls it as jitted code calls it (parsed / called directly)
+            from .parser import invoke
+
+            def entry(*args, **kwargs):
+                return invoke(wrapped, list(args), kwargs)
+            n = getattr(fn, "__name__", None) or type(fn).__name__
+            entry.__name__ = n if isinstance(n, str) and n.isidentifier() else "main"
+            fn, trace = entry, True
         self.fn = fn
         self.name = name
         self.trace = (getattr(fn, "__name__", "") == "<lambda>") if trace is None else trace
@@ -184,7 +250,12 @@ class JitFunction:
         self._lock = threading.Lock()
         self.compile_count = 0   # modules built (cache misses)
         self.hits = 0
-        functools.update_wrapper(self, fn)
+        if isinstance(wrapped, types.FunctionType):
+            functools.update_wrapper(self, wrapped)
+        else:
+            functools.update_wrapper(self, wrapped, updated=())
+            if not isinstance(getattr(self, "__name__", None), str):
+                self.__name__ = fn.__name__
 
     # -- descriptor: jit on methods ----------------------------------------------------
     def __get__(self, obj, objtype=None):

@@ -242,7 +242,8 @@ def get_source_function(fn) -> SourceFunction | None:
 _LIB_PATHS = tuple({os.path.realpath(p) for key in ("stdlib", "platstdlib", "purelib", "platlib")
                     if (p := sysconfig.get_paths().get(key))})
 _PRIMITIVE_MODULES = ("msmlir.ops", "msmlir.frontend", "msmlir.dtype", "msmlir.dialects",
-                      "msmlir.compiler", "msmlir._native")
+                      "msmlir.compiler", "msmlir._native",
+                      "msmlir.autodiff")  # grad/vmap/custom_bprop: called, they build IR
 
 
 def _is_user_function(f) -> bool:
@@ -417,6 +418,48 @@ class FuncInfo:
     func_op: object          # None when elided (the body built nothing)
     out_spec: tuple
     result_types: list
+    params: list = field(default_factory=list)   # Parameters passed after the leaves
+    closed: list = field(default_factory=list)   # enclosing functions' values, passed last
+
+
+def call_operands(info: FuncInfo, args, kwargs) -> list:
+    """The operands of a call of `info` from the function being built: the tensor
+    leaves of the arguments, the caller's values of the Parameters the callee
+    uses (captured by the caller in turn), then the closed-over values."""
+    _, leaves = tree_flatten((tuple(args), dict(kwargs)), _is_tv)
+    ops = [lf.value for lf in leaves]
+    ops += [_b.param_value(p).value for p in info.params]
+    ops += list(info.closed)
+    return ops
+
+
+def close_over(fop, block) -> list:
+    """Closure conversion of a just-built function: every value its body uses
+    that is defined outside it (a tensor of an enclosing function, reached
+    through a jit-local closure) becomes a new trailing argument. Returns the
+    outer values, in argument order (a call passes them last)."""
+    inside = set()
+    todo = [fop.operation]
+    ops = []
+    while todo:
+        op = todo.pop()
+        for r in op.regions:
+            for b in r.blocks:
+                inside.update(b.arguments)
+                for o in b.operations:
+                    inside.update(o.operation.results)
+                    ops.append(o.operation)
+                    todo.append(o.operation)
+    outer, repl = [], {}
+    for o in ops:
+        for v in list(o.operands):
+            if v in inside:
+                continue
+            if v not in repl:
+                repl[v] = block.add_argument(v.type, ir.Location.unknown())
+                outer.append(v)
+            o.replace_uses_of_with(v, repl[v])
+    return outer
 
 
 class ModuleBuilder:
@@ -439,13 +482,22 @@ class ModuleBuilder:
         self.symbols.add(name)
         return name
 
-    def function(self, fn, args, kwargs, *, public=False, name=None, trace=False) -> FuncInfo:
+    def function(self, fn, args, kwargs, *, public=False, name=None, trace=False,
+                 params=(), close=False, key_extra=None) -> FuncInfo:
         """The func.func specialization of `fn` for these arguments, whose leaves
-        are TensorValues (a call from jitted code) or TensorSpecs (the entry)."""
+        are TensorValues (a call from jitted code) or TensorSpecs (the entry).
+
+        Its arguments are the tensor leaves, then the Parameters it uses (`params`
+        first, bound in that order; then those captured while building, see
+        frontend/builder.py), then, with `close`, the values of enclosing
+        functions its body uses (closure conversion: a jit-local function passed
+        to grad/vmap may close over the caller's tensors). `FuncInfo.params` and
+        `FuncInfo.closed` say what a call must pass after the leaves."""
         is_leaf = lambda v: isinstance(v, (TensorValue, TensorSpec))  # noqa: E731
         in_spec, leaves = tree_flatten((tuple(args), dict(kwargs)), is_leaf)
         types_ = [lf.type if isinstance(lf, TensorValue) else lf.mlir_type() for lf in leaves]
-        key = (fn, spec_key(in_spec), tuple(str(t) for t in types_), public)
+        key = (fn, spec_key(in_spec), tuple(str(t) for t in types_), public,
+               tuple(id(p) for p in params), key_extra)
         info = self.specs.get(key)
         if info is not None:
             return info
@@ -460,14 +512,18 @@ class ModuleBuilder:
         self.depth += 1
         try:
             sym = name or self.unique_name(getattr(fn, "__name__", "fn"))
+            ptypes = [_b.tensor_type(tuple(p.shape), p.dtype) for p in params]
             with _b.at(def_pos):
                 with ir.InsertionPoint(self.module.body):
-                    fop = func.FuncOp(sym, ir.FunctionType.get(types_, []),
+                    fop = func.FuncOp(sym, ir.FunctionType.get(types_ + ptypes, []),
                                       visibility=None if public else "private")
                 loc = ir.Location.current
-                block = fop.regions[0].blocks.append(*types_, arg_locs=[loc] * len(types_))
-            targs, tkwargs = tree_unflatten(in_spec, [TensorValue(a) for a in block.arguments])
-            with ir.InsertionPoint(block):
+                block = fop.regions[0].blocks.append(*(types_ + ptypes),
+                                                     arg_locs=[loc] * (len(types_) + len(ptypes)))
+            bargs = list(block.arguments)
+            targs, tkwargs = tree_unflatten(in_spec, [TensorValue(a) for a in bargs[:len(types_)]])
+            fr = _b.Frame(block, params, [TensorValue(a) for a in bargs[len(types_):]])
+            with ir.InsertionPoint(block), _b.frame(fr):
                 if src is not None:
                     comp = FunctionCompiler(self, src)
                     result, ret_pos = comp.run(targs, tkwargs)
@@ -477,6 +533,7 @@ class ModuleBuilder:
                 out_spec, outs = tree_flatten(result, _is_tv)
                 with _b.at(ret_pos):
                     func.ReturnOp([o.value for o in outs])
+            closed = close_over(fop, block) if close else []
             rtypes = [o.type for o in outs]
             if not public and not rtypes and len(block.operations) == 1:
                 # A helper that only computes Python values: nothing to call.
@@ -484,8 +541,9 @@ class ModuleBuilder:
                 self.symbols.discard(sym)
                 fop = None
             else:
-                fop.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types_, rtypes))
-            info = FuncInfo(sym, fop, out_spec, rtypes)
+                fop.attributes["function_type"] = ir.TypeAttr.get(
+                    ir.FunctionType.get([a.type for a in block.arguments], rtypes))
+            info = FuncInfo(sym, fop, out_spec, rtypes, list(fr.params), closed)
             self.specs[key] = info
             return info
         finally:
@@ -516,9 +574,8 @@ class ModuleBuilder:
             info = self.function(fn, args, kwargs, trace=trace)
         if info.func_op is None:
             return tree_unflatten(info.out_spec, [])
-        _, leaves = tree_flatten((tuple(args), dict(kwargs)), _is_tv)
         call = _b.emit(func.CallOp, info.result_types, ir.FlatSymbolRefAttr.get(info.name),
-                       [lf.value for lf in leaves])
+                       call_operands(info, args, kwargs))
         return tree_unflatten(info.out_spec, [TensorValue(r) for r in call.operation.results])
 
 
@@ -1438,6 +1495,9 @@ class FunctionCompiler:
             f = f.jit_function.fn
         if isinstance(f, InterpFunction):
             return f(*args, **kwargs)
+        if has_custom_bprop(f):
+            from ..autodiff.custom import cell_call
+            return cell_call(f, args, kwargs)
         special = _SPECIAL_BUILTINS.get(id(f))
         if special is not None and special[0] is f:
             return special[1](self, args, kwargs)
@@ -1450,6 +1510,10 @@ class FunctionCompiler:
             call = getattr(type(f), "__call__", None)
             if _is_user_function(call):
                 return self.call_user(call, [f, *args], kwargs)
+        if getattr(f, "__msmlir_transform__", False):
+            # msmlir.grad / value_and_grad / vmap / custom_bprop and the functions
+            # they return: they take user functions as they are (and parse them)
+            return f(*args, **kwargs)
         # A Python callable outside the user's code (a primitive in msmlir.ops, a
         # builtin, a numpy or math function, a class): called directly. User
         # functions passed to it are wrapped so they are still parsed.
@@ -1514,6 +1578,53 @@ class FunctionCompiler:
         ops = list(block.operations)[n:]
         for op in reversed(ops):
             op.erase()
+
+
+def has_custom_bprop(f) -> bool:
+    """A MindSpore Cell with a user-defined `bprop(self, *inputs, out, dout)`:
+    an object (not a function or class) with `construct` and `bprop` methods
+    written in user code (see msmlir.autodiff.custom)."""
+    if isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return False
+    bprop = getattr(type(f), "bprop", None)
+    construct = getattr(type(f), "construct", None)
+    return _is_user_function(bprop) and construct is not None
+
+
+def invoke(f, args, kwargs):
+    """Calls `f` from the function being built, as a call in jitted code does:
+    user functions, methods and callable objects are parsed into their own
+    func.func (or traced when their source is unavailable); jit-local
+    functions are run inline; anything else (a primitive, a lambda, a grad or
+    vmap transform) is called directly on the TensorValues."""
+    from .jit import JitFunction, _BoundJit
+    mb = _b.current()
+    if isinstance(f, JitFunction):
+        f = f.fn
+    elif isinstance(f, _BoundJit):
+        args = [f.__self__, *args]
+        f = f.jit_function.fn
+    if isinstance(f, InterpFunction):
+        return f(*args, **kwargs)
+    if has_custom_bprop(f):
+        from ..autodiff.custom import cell_call
+        return cell_call(f, args, kwargs)
+    if isinstance(f, types.MethodType) and getattr(f.__func__, "__name__", "") == "construct" \
+            and has_custom_bprop(f.__self__):
+        # `cell.construct(...)` of a Cell with a bprop (nn.Cell.__call__ does this)
+        from ..autodiff.custom import cell_call
+        return cell_call(f.__self__, args, kwargs)
+    if _is_user_function(f):
+        return mb.call(f, list(args), kwargs, trace=get_source_function(f) is None)
+    if isinstance(f, types.MethodType) and _is_user_function(f.__func__):
+        return mb.call(f.__func__, [f.__self__, *args], kwargs,
+                       trace=get_source_function(f.__func__) is None)
+    if (not isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType))
+            and callable(f)):
+        call = getattr(type(f), "__call__", None)
+        if _is_user_function(call):
+            return mb.call(call, [f, *args], kwargs, trace=get_source_function(call) is None)
+    return f(*args, **kwargs)
 
 
 def _count_leaves(spec) -> int:

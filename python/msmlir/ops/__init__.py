@@ -17,3 +17,9 @@ from .nn import *  # noqa: F401,F403
 from .nn import __all__ as _nn_all
 
 __all__ = ["is_tensor", "to_tensor", "mat_mul"] + _array_all + _math_all + _nn_all
+
+# Function transforms, also under ops as in MindSpore (ops.GradOperation, ops.grad,
+# ops.value_and_grad, ops.vmap); implemented in msmlir.autodiff.
+from ..autodiff import GradOperation, custom_bprop, grad, value_and_grad, vjp, vmap  # noqa: E402,F401
+
+__all__ += ["GradOperation", "grad", "value_and_grad", "vmap", "vjp", "custom_bprop"]

@@ -96,6 +96,9 @@ def const(value, dtype=None) -> TensorValue:
     """A mindir.constant from a Python scalar, (nested) list/tuple or numpy array."""
     if isinstance(value, TensorValue):
         return cast_to(value, dtype) if dtype is not None else value
+    pv = _b.param_value(value)  # a Parameter is a function argument, not a constant
+    if pv is not None:
+        return cast_to(pv, dtype) if dtype is not None else pv
     if _is_weak(value):
         return scalar_const(value, dtype if dtype is not None else _default_dtype(value))
     arr = _as_array(value)
@@ -136,6 +139,9 @@ def to_tensor(x, dtype=None) -> TensorValue:
     default dtype), numpy arrays keep their dtype unless `dtype` is given."""
     if isinstance(x, TensorValue):
         return x if dtype is None else cast_to(x, dtype)
+    pv = _b.param_value(x)  # a Parameter is a function argument (see frontend/builder.py)
+    if pv is not None:
+        return pv if dtype is None else cast_to(pv, dtype)
     if x is None:
         _b.error("expected a tensor, got None")
     if dtype is None and _is_weak(x):

@@ -1,0 +1,21 @@
+// RUN: ms-opt %s --mindir-vmap --split-input-file --verify-diagnostics
+
+func.func private @f(%x: tensor<2x4x5x5xf32>, %m: tensor<4xf32>) -> tensor<2x4x5x5xf32> {
+  // expected-error @+1 {{vmap: no batching rule for 'mindir.batch_norm'}}
+  %y, %bm, %bv = mindir.batch_norm %x, %m, %m, %m, %m {is_training = true}
+      : (tensor<2x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> (tensor<2x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+  return %y : tensor<2x4x5x5xf32>
+}
+func.func private @f_vmap(tensor<3x2x4x5x5xf32>, tensor<4xf32>) -> tensor<3x2x4x5x5xf32>
+    attributes {mindir.vmap = {callee = @f, in_axes = [0 : i64, unit], out_axes = [0 : i64]}}
+
+// -----
+
+func.func private @g(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = mindir.exp %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+// expected-error @+1 {{mindir-vmap: no argument is batched}}
+func.func private @g_vmap(tensor<3xf32>) -> tensor<3xf32>
+    attributes {mindir.vmap = {callee = @g, in_axes = [unit], out_axes = [unit]}}
