@@ -16,6 +16,7 @@ def test_lenet_loss_decreases():
     from lenet5 import LeNet5
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
+        ms.set_seed(0)  # parameter initialisers draw from msmlir's seeded stream
         rs = np.random.RandomState(0)
         x = rs.randn(16, 1, 32, 32).astype(np.float32)
         y = rs.randint(0, 10, 16).astype(np.int32)
@@ -24,6 +25,8 @@ def test_lenet_loss_decreases():
                                    nn.Adam(net.trainable_params(), 1e-3))
         step.set_train()
         losses = [float(step(ms.Tensor(x), ms.Tensor(y)).asnumpy()) for _ in range(15)]
-        assert losses[-1] < losses[0] - 0.15 and all(b < a for a, b in zip(losses, losses[1:])), losses
+        # Adam on one fixed batch: the loss falls overall (single steps may wobble).
+        assert losses[-1] < losses[0] - 0.15, losses
+        assert np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.1, losses
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
