@@ -41,6 +41,19 @@ def _all_ops(op: ir.Operation):
                 yield from _all_ops(inner.operation)
 
 
+def _widen_bool_elements(init: ir.DenseElementsAttr, shaped: ir.RankedTensorType):
+    """The i8 copy of an i1 dense attribute (i1 data is bit-packed in MLIR, so
+    read it element by element rather than through the buffer protocol)."""
+    dense = ir.DenseIntElementsAttr(init)
+    if dense.is_splat:
+        bit = int(ir.IntegerAttr(dense.get_splat_value()).value) & 1
+        values = np.full(shaped.shape, bit, np.int8)
+    else:
+        values = np.array([int(dense[i]) & 1 for i in range(len(dense))],
+                          np.int8).reshape(shaped.shape)
+    return ir.DenseElementsAttr.get(values, type=shaped)
+
+
 def _retype_values(module: ir.Operation) -> None:
     for item in list(_all_ops(module)):
         if isinstance(item, ir.Block):
@@ -62,8 +75,7 @@ def _retype_values(module: ir.Operation) -> None:
                     if isinstance(init, ir.DenseElementsAttr):
                         shaped = ir.RankedTensorType.get(list(ir.MemRefType(t).shape),
                                                          ir.IntegerType.get_signless(8))
-                        values = np.array(init, dtype=np.int8).reshape(shaped.shape)
-                        op.attributes["initial_value"] = ir.DenseElementsAttr.get(values, type=shaped)
+                        op.attributes["initial_value"] = _widen_bool_elements(init, shaped)
         for res in op.results:
             if isinstance(res.type, ir.MemRefType) and (w := _widen(res.type)) is not None:
                 res.set_type(w)

@@ -34,3 +34,7 @@ func.func @g(%m: memref<4xf32>) {
   memref.store %a, %m[%c0] : memref<4xf32>
   return
 }
+
+// Splat booleans (bit-packed inside MLIR) widen element by element.
+// CHECK: memref.global "private" constant @all_true : memref<7x13xi8> = dense<1>
+memref.global "private" constant @all_true : memref<7x13xi1> = dense<true>
