@@ -1,0 +1,25 @@
+// RUN: ms-opt %s --pass-pipeline="builtin.module(msmlir-cpu-pipeline{codegen=true})" | FileCheck %s
+// RUN: ms-opt %s --pass-pipeline="builtin.module(msmlir-cpu-pipeline{codegen=true threads=2})" | FileCheck %s --check-prefix=THREADS
+// RUN: ms-opt %s --pass-pipeline="builtin.module(msmlir-cpu-pipeline{codegen=false})" | FileCheck %s --check-prefix=PLAIN
+
+// The whole CPU pipeline, mindir -> LLVM dialect. With codegen the softmax is
+// 16-lane vector code with the polynomial exp (FMAs, no libm call); with
+// threads it dispatches tasks to the async runtime; the plain path is scalar
+// and uses the llvm.exp intrinsic (a libm call per element).
+
+// CHECK-LABEL:  llvm.func @softmax
+// CHECK:          llvm.intr.fma({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// CHECK:          llvm.fdiv {{.*}} : vector<16xf32>
+// CHECK-NOT:      llvm.intr.exp
+// CHECK-NOT:      llvm.call @expf
+
+// THREADS:        llvm.call @mlirAsyncRuntimeCreateGroup
+// THREADS:        llvm.call @mlirAsyncRuntimeExecute
+
+// PLAIN-LABEL:    llvm.func @softmax
+// PLAIN-NOT:      vector<16xf32>
+// PLAIN:          llvm.intr.exp({{.*}}) : (f32) -> f32
+func.func @softmax(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %r = mindir.softmax %x {axis = -1 : i64} : tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
+}
