@@ -48,13 +48,9 @@ _BUFFERIZE_TAIL = "buffer-deallocation-pipeline,cse,canonicalize"
 
 _BUFFERIZE = ",".join([_BUFFERIZE_HEAD, _BUFFERIZE_TAIL])
 
-_TO_LLVM = (
-    "convert-linalg-to-loops,"
-    "lower-affine,"
-    "fold-memref-alias-ops,"
-    "expand-strided-metadata,"
-    "lower-affine,"
-    "arith-expand,"
+# Shared tail of both LLVM lowerings: memrefs (bools widened first), control
+# flow, math (log1p kept for libm: accurate near 0), arith, funcs.
+_MEMREF_TO_LLVM = (
     "msmlir-widen-bool-memrefs,"
     "finalize-memref-to-llvm,"
     "convert-scf-to-cf,"
@@ -65,6 +61,16 @@ _TO_LLVM = (
     "convert-cf-to-llvm,"
     "convert-to-llvm,"
     "reconcile-unrealized-casts"
+)
+
+_TO_LLVM = (
+    "convert-linalg-to-loops,"
+    "lower-affine,"
+    "fold-memref-alias-ops,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "arith-expand,"
+    + _MEMREF_TO_LLVM
 )
 
 # After msmlir-cpu-lower-vectors: what is left of the vector dialect, then LLVM.
@@ -79,16 +85,7 @@ _VECTOR_TO_LLVM = (
     "lower-affine,"
     "arith-expand,"
     "convert-vector-to-llvm{vector-contract-lowering=outerproduct reassociate-fp-reductions=true},"
-    "msmlir-widen-bool-memrefs,"
-    "finalize-memref-to-llvm,"
-    "convert-scf-to-cf,"
-    "convert-math-to-llvm{approximate-log1p=false},"  # log1p -> libm log1p (accurate near 0)
-    "convert-math-to-libm,"
-    "convert-arith-to-llvm,"
-    "convert-func-to-llvm,"
-    "convert-cf-to-llvm,"
-    "convert-to-llvm,"
-    "reconcile-unrealized-casts"
+    + _MEMREF_TO_LLVM
 )
 
 _ASYNC_TO_LLVM = (
