@@ -30,10 +30,13 @@ MLIR async runtime, see parallel.py).
 """
 from __future__ import annotations
 
+import os as _os
+
 from mlir import ir
 
 from ..registry import register_pass
-from .analysis import (LoopInfo, MatmulInfo, divisor_le, is_structured, keeps_named_form,
+from .analysis import (LoopInfo, MatmulInfo, divisor_le, host_has_avx512, is_structured,
+                       keeps_named_form,
                        loop_info, matmul_info, vector_tile, walk_ops)
 from .script import ANY, Script, apply_script
 
@@ -52,10 +55,6 @@ MIN_WORK = 8192
 
 # Work (in elements or multiply-adds) below which an op is not split across threads.
 PARALLEL_MIN_WORK = 1 << 16
-
-import os as _os
-
-from .analysis import host_has_avx512
 
 # With threads, also split the packing/unpacking copies into tasks (each
 # parallel region costs JIT time: the async runtime lowering makes coroutines).

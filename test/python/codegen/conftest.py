@@ -1,39 +1,12 @@
-"""Fixtures for the CPU codegen tests: compile with chosen msmlir-cpu-pipeline options."""
-from __future__ import annotations
-
-import contextlib
+"""pytest setup for the CPU codegen tests (helpers: cg_helpers.py)."""
+import os
+import sys
 import warnings
 
 import numpy as np
 import pytest
 
-from msmlir.compiler import compile_mlir
-from msmlir.passes.registry import get_pass
-
-
-@contextlib.contextmanager
-def pipeline_options(**opts):
-    """Temporarily changes the defaults of msmlir-cpu-pipeline's options
-    (compile_mlir always runs `msmlir-cpu-pipeline` with its defaults)."""
-    info = get_pass("msmlir-cpu-pipeline")
-    saved = dict(info.options)
-    try:
-        for k, v in opts.items():
-            key = k.replace("_", "-")
-            typ, _, help_ = info.options[key]
-            info.options[key] = (typ, v, help_)
-        yield
-    finally:
-        info.options.clear()
-        info.options.update(saved)
-
-
-def compile_with(text: str, **opts):
-    """compile_mlir with msmlir-cpu-pipeline options; the codegen strategies
-    apply to every op (min-work=0) unless the test says otherwise."""
-    opts.setdefault("min_work", 0)
-    with pipeline_options(**opts):
-        return compile_mlir(text)
+sys.path.insert(0, os.path.dirname(__file__))
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +14,3 @@ def _quiet_numpy():
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         yield
-
-
-def ttype(shape, elem="f32") -> str:
-    return "tensor<" + "".join(f"{d}x" for d in shape) + f"{elem}>"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import compile_with, ttype
+from cg_helpers import compile_with, ttype
 from mlir import ir
 
 from msmlir.compiler import context

@@ -1,0 +1,39 @@
+"""Helpers for the CPU codegen tests: compile with chosen msmlir-cpu-pipeline options.
+
+(A uniquely named module: several test directories have a conftest.py.)
+"""
+from __future__ import annotations
+
+import contextlib
+
+from msmlir.compiler import compile_mlir
+from msmlir.passes.registry import get_pass
+
+
+@contextlib.contextmanager
+def pipeline_options(**opts):
+    """Temporarily changes the defaults of msmlir-cpu-pipeline's options
+    (compile_mlir always runs `msmlir-cpu-pipeline` with its defaults)."""
+    info = get_pass("msmlir-cpu-pipeline")
+    saved = dict(info.options)
+    try:
+        for k, v in opts.items():
+            key = k.replace("_", "-")
+            typ, _, help_ = info.options[key]
+            info.options[key] = (typ, v, help_)
+        yield
+    finally:
+        info.options.clear()
+        info.options.update(saved)
+
+
+def compile_with(text: str, **opts):
+    """compile_mlir with msmlir-cpu-pipeline options; the codegen strategies
+    apply to every op (min-work=0) unless the test says otherwise."""
+    opts.setdefault("min_work", 0)
+    with pipeline_options(**opts):
+        return compile_mlir(text)
+
+
+def ttype(shape, elem="f32") -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + f"{elem}>"
