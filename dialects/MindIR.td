@@ -276,7 +276,11 @@ def MindIR_RandomUniformOp : MindIR_Op<"random_uniform", [Pure]> {
   let description = [{
     Counter-based: element i is a hash of (seed, i), so results do not depend
     on the schedule and are reproducible on every target. Two ops with the
-    same seed and type produce the same tensor (so they may be CSE'd).
+    same seed and type produce the same tensor (so they may be CSE'd). The
+    optional `offset` (a 0-d i64 tensor) is mixed into the key: the frontend
+    feeds it a counter that advances at every execution, so a compiled graph
+    draws fresh numbers each run (MindSpore's stateful RNG) and stays
+    reproducible under `set_seed`.
     Requires `minval < maxval`.
     ```mlir
     %u = mindir.random_uniform {seed = 42 : i64} : tensor<4x4xf32>
@@ -284,9 +288,10 @@ def MindIR_RandomUniformOp : MindIR_Op<"random_uniform", [Pure]> {
   }];
   let arguments = (ins I64Attr:$seed,
                        DefaultValuedAttr<F64Attr, "0.0">:$minval,
-                       DefaultValuedAttr<F64Attr, "1.0">:$maxval);
+                       DefaultValuedAttr<F64Attr, "1.0">:$maxval,
+                       Optional<0DTensorOf<[I64]>>:$offset);
   let results = (outs MI_FloatTensor:$output);
-  let assemblyFormat = "attr-dict `:` type($output)";
+  let assemblyFormat = "(`offset` `(` $offset^ `:` type($offset) `)`)? attr-dict `:` type($output)";
   let hasVerifier = 1;
 }
 
@@ -302,9 +307,10 @@ def MindIR_RandomNormalOp : MindIR_Op<"random_normal", [Pure]> {
   }];
   let arguments = (ins I64Attr:$seed,
                        DefaultValuedAttr<F64Attr, "0.0">:$mean,
-                       DefaultValuedAttr<F64Attr, "1.0">:$stddev);
+                       DefaultValuedAttr<F64Attr, "1.0">:$stddev,
+                       Optional<0DTensorOf<[I64]>>:$offset);
   let results = (outs MI_FloatTensor:$output);
-  let assemblyFormat = "attr-dict `:` type($output)";
+  let assemblyFormat = "(`offset` `(` $offset^ `:` type($offset) `)`)? attr-dict `:` type($output)";
   let hasVerifier = 1;
 }
 
@@ -730,10 +736,13 @@ def MindIR_DropoutOp : MI_InferredOp<"dropout"> {
     `mask` (0 or 1, the type of `x`) keeps each element with probability
     `keep_prob` in (0, 1]; it is counter-based on (seed, i) like
     `random_uniform`, so it is reproducible and returned for the backward pass.
+    The optional `offset` (0-d i64) is mixed into the key as for
+    `random_uniform`: a new mask per execution.
   }];
   let arguments = (ins MI_FloatTensor:$x,
                        DefaultValuedAttr<F64Attr, "0.5">:$keep_prob,
-                       DefaultValuedAttr<I64Attr, "0">:$seed);
+                       DefaultValuedAttr<I64Attr, "0">:$seed,
+                       Optional<0DTensorOf<[I64]>>:$offset);
   let results = (outs MI_FloatTensor:$y, MI_FloatTensor:$mask);
   let hasVerifier = 1;
 }
@@ -995,6 +1004,30 @@ def MindIR_DependOp : MindIR_Op<"depend", [Pure, AllTypesMatch<["value", "result
   let results = (outs MI_Tensor:$result);
   let assemblyFormat = "$value (`after` $deps^ `:` type($deps))? attr-dict `:` type($value)";
   let hasFolder = 1;
+}
+
+def MindIR_HostCallbackOp : MindIR_Op<"host_callback"> {
+  let summary = "call back into the Python interpreter at run time (JIT Fallback)";
+  let description = [{
+    Runs the host function registered under `callee` (see
+    `msmlir.frontend.fallback`) on the operands' values and returns its
+    results. Graph mode uses it for Python code it cannot compile, e.g.
+    `print(x)` or a NumPy call on a tensor: the call is kept and executed by
+    the interpreter at run time. `origin` names the Python construct and its
+    source line for diagnostics. The op has unknown side effects, so it is
+    never removed, duplicated or reordered with other side effects, and it is
+    not differentiable.
+    ```mlir
+    %y = mindir.host_callback @msmlir_host_3 "np.sort (model.py:12)" (%x)
+           : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, StrAttr:$origin,
+                       Variadic<MI_Tensor>:$inputs);
+  let results = (outs Variadic<MI_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee $origin `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
 }
 
 #endif // MSMLIR_MINDIR_TD

@@ -40,6 +40,21 @@ register_non_differentiable(
 # gather: the indices are integers (no gradient).
 
 
+# --- JIT Fallback ---------------------------------------------------------------------
+
+@bprop("mindir.host_callback")
+def _host_callback(op, d):
+    """Python run by the interpreter has no derivative: a clear error, not a silent zero."""
+    if all(g is None for g in d):
+        return [None] * len(op.operation.operands)
+    from .activity import AutodiffError
+    origin = ir.StringAttr(op.operation.attributes["origin"]).value
+    raise AutodiffError(f"mindir-autodiff: no gradient through {origin}: it runs in the Python "
+                        f"interpreter at run time (JIT Fallback); compute it with msmlir.ops / "
+                        f"msmlir.numpy, or cut the gradient with ops.stop_gradient",
+                        op.operation.location)
+
+
 # --- ordering and state -------------------------------------------------------------
 
 @bprop("mindir.depend")

@@ -1008,3 +1008,22 @@ def mindir_vmap(module_op):
     except VmapError as e:
         (e.loc or module_op.location).emit_error(str(e))
         raise PassFailure() from None
+
+
+@rule("mindir.host_callback")
+def _host_callback(bt, op, ins, mapping):
+    """JIT Fallback: the Python function runs once per example (a loop in the
+    interpreter, see HostCallback.batched); unbatched operands are passed as they are."""
+    from msmlir.frontend import fallback
+    callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    cb = fallback.lookup(callee)
+    if cb is None:
+        raise VmapError(f"vmap: host callback @{callee} is not registered in this process",
+                        op.location)
+    flags = [bd is not None for _, bd in ins]
+    new_cb = cb.batched(bt.B, flags)
+    attrs = _attrs(op)
+    attrs["callee"] = ir.FlatSymbolRefAttr.get(new_cb.name)
+    operands = [v if bd is None else bt.at0(v, bd) for v, bd in ins]
+    new = _create(op.name, _out_types(bt, op), operands, attrs, op.location)
+    return [(r, 0) for r in new.results]

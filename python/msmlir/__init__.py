@@ -6,6 +6,7 @@ __version__ = "0.1.0"
 from . import dtype, ops  # noqa: E402,F401
 from .dtype import (bfloat16, bool_, float16, float32, float64, int8, int32, int64)  # noqa: E402,F401
 from .frontend import CompileError  # noqa: E402,F401
+from .frontend.fallback import FallbackWarning, HostCallbackError  # noqa: E402,F401
 from .frontend.jit import jit  # noqa: E402,F401
 from . import kernel  # noqa: E402,F401  (msmlir.kernel: compute-definition kernels; `@msmlir.kernel` decorates)
 # --- MindSpore API independent of autodiff: Tensor/Parameter, initializers, seed, context,

@@ -21,6 +21,7 @@ from mlir.execution_engine import ExecutionEngine
 from mlir.runtime import np_to_memref
 
 from . import _native
+from .frontend import fallback
 from msmlir.passes import run_pipeline
 
 _CONTEXT: ir.Context | None = None
@@ -104,6 +105,28 @@ def _descriptor(arr: np.ndarray):
     return d
 
 
+def _host_callbacks(module: ir.Module) -> list:
+    """The registered JIT Fallback callbacks the module's mindir.host_callback ops call."""
+    calls = []
+
+    def visit(op):
+        if op.name == "mindir.host_callback":
+            calls.append((ir.FlatSymbolRefAttr(op.attributes["callee"]).value, op.location))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    found = []
+    for name, loc in calls:
+        cb = fallback.lookup(name)
+        if cb is None:
+            raise fallback.HostCallbackError(
+                f"{loc}: host callback @{name} is not registered in this process (a module "
+                f"with JIT Fallback callbacks only runs in the process that built it)")
+        if cb not in found:
+            found.append(cb)
+    return found
+
+
 class CompiledModule:
     """Native code for every public function of a module."""
 
@@ -126,10 +149,16 @@ class CompiledModule:
                                                    [_tensor_sig(t) for t in ftype.results],
                                                    writeback)
                 op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            callbacks = _host_callbacks(module)
             run_pipeline(module, "builtin.module(msmlir-cpu-pipeline)")
             self.llvm_ir = module
             self.engine = ExecutionEngine(module, opt_level=opt_level,
                                           shared_libs=_runtime_libs())
+        # JIT Fallback: bind each host callback's symbol before the first lookup
+        # materializes the code (see msmlir/frontend/fallback.py)
+        self.callbacks = callbacks
+        for cb in callbacks:
+            self.engine.raw_register_runtime(cb.name, ctypes.c_void_p(cb.address))
         self._funcs = {name: self.engine.lookup(name) for name in self.signatures}
 
     def call(self, name: str, *args) -> tuple[np.ndarray, ...]:
@@ -154,7 +183,13 @@ class CompiledModule:
         keep = [ctypes.pointer(ctypes.pointer(d)) for d in descs]
         for i, p in enumerate(keep):
             packed[i] = ctypes.cast(p, ctypes.c_void_p)
+        if self.callbacks:
+            fallback.take_errors()
         self._funcs[name](packed)
+        if self.callbacks:  # errors raised inside host callbacks, re-raised here
+            errors = fallback.take_errors()
+            if errors:
+                raise errors[0]
         if not sig.writeback:
             return tuple(outputs)
         for r, a in sig.writeback:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import numbers
 import operator
@@ -29,6 +30,7 @@ from mlir.dialects import arith, func, scf, tensor
 
 from .. import dtype as _dt
 from . import builder as _b
+from . import fallback
 from .errors import CompileError, SourcePos
 from .values import TensorValue
 
@@ -359,14 +361,14 @@ _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast
            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
 _CONSTRUCT_NAMES = {
-    ast.With: "`with` statements", ast.AsyncWith: "`async with` statements", ast.Try: "`try` statements",
+    ast.AsyncWith: "`async with` statements",
     ast.ClassDef: "class definitions", ast.Global: "`global` declarations",
     ast.Nonlocal: "`nonlocal` declarations", ast.AsyncFor: "`async for` loops",
     ast.AsyncFunctionDef: "async functions", ast.Await: "`await`", ast.Yield: "`yield` (generators)",
     ast.YieldFrom: "`yield from` (generators)",
 }
 if hasattr(ast, "TryStar"):
-    _CONSTRUCT_NAMES[ast.TryStar] = "`try` statements"
+    _CONSTRUCT_NAMES[ast.TryStar] = "`try ... except*` statements"
 if hasattr(ast, "Match"):
     _CONSTRUCT_NAMES[ast.Match] = "`match` statements"
 
@@ -510,6 +512,7 @@ class ModuleBuilder:
         def_pos = src.pos(src.node) if src else _b.current_pos()
         self.in_progress.add(key)
         self.depth += 1
+        fop = None
         try:
             sym = name or self.unique_name(getattr(fn, "__name__", "fn"))
             ptypes = [_b.tensor_type(tuple(p.shape), p.dtype) for p in params]
@@ -546,6 +549,11 @@ class ModuleBuilder:
             info = FuncInfo(sym, fop, out_spec, rtypes, list(fr.params), closed)
             self.specs[key] = info
             return info
+        except BaseException:
+            if fop is not None:  # a half-built function (the error may be handled by a `try`)
+                fop.operation.erase()
+                self.symbols.discard(sym)
+            raise
         finally:
             self.depth -= 1
             self.in_progress.discard(key)
@@ -643,7 +651,9 @@ class FunctionCompiler:
                 if os.environ.get("MSMLIR_JIT_DEBUG"):
                     raise
                 msg = str(e)
-                raise _b.make_error(f"{type(e).__name__}: {msg}" if msg else type(e).__name__) from None
+                err = _b.make_error(f"{type(e).__name__}: {msg}" if msg else type(e).__name__)
+                err.py_exception = e  # a `try` in the jitted code may handle it (stmt_Try)
+                raise err from None
 
     # ---- variables ----------------------------------------------------------------------
     def lookup(self, name, node):
@@ -800,7 +810,77 @@ class FunctionCompiler:
             _b.error("`raise` reached at compile time", self.pos(st))
         name = exc.__name__ if isinstance(exc, type) else type(exc).__name__
         text = "" if isinstance(exc, type) else str(exc)
-        _b.error(f"{name} raised at compile time" + (f": {text}" if text else ""), self.pos(st))
+        err = _b.make_error(f"{name} raised at compile time" + (f": {text}" if text else ""),
+                            self.pos(st))
+        if isinstance(exc, type) and issubclass(exc, BaseException):
+            exc = self._guard(st.exc, exc)
+        if isinstance(exc, BaseException):
+            err.py_exception = exc
+        raise err
+
+    # `with` and `try` run at compile time on Python values (JIT Fallback): a
+    # context manager's __enter__/__exit__ are called around the body while it
+    # is compiled, and an exception raised by compile-time Python (a NumPy call
+    # on constants, `raise`, ...) is handled by the matching `except` clause.
+    # Tensor values have no exceptions at run time.
+    def stmt_With(self, st):
+        managers = []
+        try:
+            for item in st.items:
+                cm = self.eval(item.context_expr)
+                enter = getattr(type(cm), "__enter__", None)
+                exit_ = getattr(type(cm), "__exit__", None)
+                if enter is None or exit_ is None:
+                    _b.error(f"{_describe(cm)} is not a context manager", self.pos(item.context_expr))
+                value = self._guard(item.context_expr, enter, cm)
+                managers.append((cm, exit_, item.context_expr))
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value)
+            self.exec_block(st.body)
+        except (CompileError, _Signal) as e:
+            exc = getattr(e, "py_exception", None)
+            suppressed = False
+            for cm, exit_, node in reversed(managers):
+                if exc is not None and not suppressed:
+                    suppressed = bool(self._guard(node, exit_, cm, type(exc), exc, exc.__traceback__))
+                else:
+                    self._guard(node, exit_, cm, None, None, None)
+            if not suppressed:
+                raise
+            return
+        for cm, exit_, node in reversed(managers):
+            self._guard(node, exit_, cm, None, None, None)
+
+    def stmt_Try(self, st):
+        try:
+            try:
+                self.exec_block(st.body)
+            except CompileError as e:
+                exc = getattr(e, "py_exception", None)
+                if exc is None:
+                    raise  # a compile error (shape, type, syntax) is not a Python exception
+                for h in st.handlers:
+                    kinds = self.eval(h.type) if h.type is not None else BaseException
+                    if self._guard(h, isinstance, exc, kinds):
+                        saved = self.scope.vars.get(h.name, _MISSING) if h.name else _MISSING
+                        if h.name:
+                            self.scope.vars[h.name] = exc
+                        self.exec_block(h.body)
+                        if h.name:  # `except E as e`: e is unbound after the handler
+                            self.scope.vars.pop(h.name, None)
+                            if saved is not _MISSING:
+                                self.scope.vars[h.name] = saved
+                        break
+                else:
+                    raise
+            else:
+                self.exec_block(st.orelse)
+        except CompileError:
+            raise  # compilation stops: `finally` is not run
+        except _Signal:
+            self.exec_block(st.finalbody)
+            raise
+        self.exec_block(st.finalbody)
 
     def stmt_Import(self, st):
         import importlib
@@ -953,8 +1033,12 @@ class FunctionCompiler:
         pred = self._to_i1(cond, st.test)
         scratch = scf.IfOp(pred, [], has_else=True)
         then_blk, else_blk = scratch.then_block, scratch.else_block
-        then_vars, then_ret = self._branch(then_blk, then_body, returns)
-        else_vars, else_ret = self._branch(else_blk, else_body, returns)
+        try:
+            then_vars, then_ret = self._branch(then_blk, then_body, returns)
+            else_vars, else_ret = self._branch(else_blk, else_body, returns)
+        except BaseException:
+            scratch.operation.erase()  # half-built (the error may be handled by a `try`)
+            raise
         before = self.scope.vars
         line = st.lineno
         merged = []  # (variable name, or None for the returned value; spec with LEAFs)
@@ -1138,6 +1222,9 @@ class FunctionCompiler:
                     if not retry:
                         with _b.at(self.pos(st)):
                             scf.YieldOp([y.value for y in yields])
+            except BaseException:
+                self._rollback(mark)  # the half-built loop (a `try` may handle the error)
+                raise
             finally:
                 self.scope.vars = outer
             if retry:
@@ -1374,9 +1461,16 @@ class FunctionCompiler:
 
     def expr_Attribute(self, n):
         obj = self.eval(n.value)
+        if isinstance(obj, TensorValue) and n.attr == "asnumpy":
+            # graph mode: a tensor is its own array; NumPy calls on it run at run time
+            return lambda: obj
         try:
             return getattr(obj, n.attr)
         except AttributeError:
+            if isinstance(obj, TensorValue):
+                method = fallback.ndarray_method(obj, n.attr)
+                if method is not None:
+                    return method
             what = "Tensor" if isinstance(obj, TensorValue) else f"'{type(obj).__name__}' object"
             _b.error(f"{what} has no attribute '{n.attr}'", self.pos(n))
 
@@ -1408,10 +1502,23 @@ class FunctionCompiler:
                 parts.append(str(v.value))
             else:
                 parts.append(self.expr_FormattedValue(v))
+        if any(isinstance(p, fallback.HostString) for p in parts):
+            # formatted at run time (it can only be printed)
+            out = fallback.HostString([])
+            for p in parts:
+                out = out + p
+            return out
         return "".join(parts)
 
     def expr_FormattedValue(self, n):
         v = self.eval(n.value)
+        if isinstance(v, (TensorValue, fallback.HostString)):
+            spec = self.expr_JoinedStr(n.format_spec) if n.format_spec is not None else ""
+            if isinstance(v, fallback.HostString) or isinstance(spec, fallback.HostString):
+                _b.error("a format spec or nested f-string built from tensors is not supported",
+                         self.pos(n))
+            conv = chr(n.conversion) if n.conversion and n.conversion > 0 else ""
+            return fallback.HostString([(v, conv, spec)])
         if n.conversion == ord("r"):
             v = repr(v)
         elif n.conversion == ord("s"):
@@ -1517,9 +1624,24 @@ class FunctionCompiler:
         # A Python callable outside the user's code (a primitive in msmlir.ops, a
         # builtin, a numpy or math function, a class): called directly. User
         # functions passed to it are wrapped so they are still parsed.
-        args = [self._wrap_callable(a) for a in args]
-        kwargs = {k: self._wrap_callable(v) for k, v in kwargs.items()}
-        return f(*args, **kwargs)
+        wargs = [self._wrap_callable(a) for a in args]
+        wkwargs = {k: self._wrap_callable(v) for k, v in kwargs.items()}
+        if not _has_runtime_values(args, kwargs):
+            return f(*wargs, **wkwargs)
+        # JIT Fallback (frontend/fallback.py): a call that needs tensor values.
+        # A host call gets the user's functions as they are (run by the interpreter).
+        if _is_tensor_constructor(f):
+            return _tensor_of(*args, **kwargs)
+        if fallback.is_host_library_function(f):
+            return fallback.host_call(f, args, kwargs)
+        mark = self._mark()
+        try:
+            return f(*wargs, **wkwargs)
+        except CompileError as e:
+            if not getattr(e, "needs_runtime_value", False) or _is_msmlir_callable(f):
+                raise
+        self._rollback(mark)
+        return fallback.host_call(f, args, kwargs)
 
     def _wrap_callable(self, v):
         if _is_user_function(v):
@@ -1627,6 +1749,47 @@ def invoke(f, args, kwargs):
     return f(*args, **kwargs)
 
 
+def _has_runtime_values(args, kwargs) -> bool:
+    """Whether the arguments hold tensors (or strings built from them)."""
+    _, leaves = tree_flatten((tuple(args), dict(kwargs)),
+                             lambda v: isinstance(v, (TensorValue, fallback.HostString)))
+    return bool(leaves)
+
+
+def _is_msmlir_callable(f) -> bool:
+    mod = getattr(f, "__module__", None) or ""
+    return mod == "msmlir" or mod.startswith("msmlir.")
+
+
+def _is_tensor_constructor(f) -> bool:
+    from ..common import tensor as _t
+    return f is _t.Tensor or f is _t.tensor
+
+
+def _tensor_of(input_data=None, dtype=None, *args, **kwargs):
+    """`Tensor(x, dtype)` in graph mode on tensor values: the value itself (cast),
+    a (nested) list of tensors/numbers stacked."""
+    from .. import ops
+    from ..ops._base import to_tensor
+
+    def conv(v, like):
+        if isinstance(v, (list, tuple)):
+            items = [conv(e, like) for e in v]
+            dt = functools.reduce(_dt.promote_types, [i.dtype for i in items])
+            return ops.stack([ops.cast(i, dt) if i.dtype != dt else i for i in items])
+        if isinstance(v, TensorValue):
+            return v
+        return to_tensor(v, like.dtype if like is not None else None)
+
+    _, leaves = tree_flatten(input_data, _is_tv)
+    t = conv(input_data, leaves[0] if leaves else None)
+    if dtype is not None:
+        dt = _dt.get(dtype)
+        if t.dtype != dt:
+            t = ops.cast(t, dt)
+    return t
+
+
 def _count_leaves(spec) -> int:
     kind = spec[0]
     if kind == "L":
@@ -1689,7 +1852,49 @@ def _b_minmax(which):
 
 
 def _b_print(comp, args, kwargs):
-    _b.error("print() is not supported inside jit (there is no print op); return the values instead")
+    return fallback.host_print(args, kwargs)  # prints at every run (JIT Fallback)
+
+
+def _b_scalar(kind):
+    """float(x) / int(x) / bool(x) of a one-element tensor: a 0-d tensor stands
+    for the Python scalar known at run time (compiled, not called back)."""
+    py = {"float": builtins.float, "int": builtins.int, "bool": builtins.bool}[kind]
+
+    def impl(comp, args, kwargs):
+        if len(args) != 1 or kwargs or not isinstance(args[0], TensorValue):
+            return py(*args, **kwargs)
+        from .. import ops
+        t = args[0]
+        if t.size != 1:
+            _b.error(f"{kind}() of a tensor with {t.size} elements (shape {list(t.shape)}); only "
+                     f"one-element tensors convert to Python scalars")
+        t = ops.reshape(t, ()) if t.shape else t
+        if kind == "float":
+            return t if t.dtype.is_float else ops.cast(t, _dt.float32)
+        if kind == "int":
+            return t if t.dtype.is_int else ops.cast(t, _dt.int64)
+        return ops.cast(t, _dt.bool_)
+    return impl
+
+
+def _b_range(comp, args, kwargs):
+    if _has_runtime_values(args, kwargs):
+        _b.error("range() of a tensor: the number of iterations is only known at run time, and "
+                 "`for` loops are unrolled at compile time; use a `while` loop on a tensor "
+                 "condition (compiled to scf.while)")
+    return builtins.range(*args, **kwargs)
+
+
+def _b_str(which):
+    py = {"str": builtins.str, "repr": builtins.repr}[which]
+
+    def impl(comp, args, kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], TensorValue):
+            return fallback.HostString([(args[0], "r" if which == "repr" else "s", "")])
+        if len(args) == 1 and not kwargs and isinstance(args[0], fallback.HostString):
+            return args[0]
+        return py(*args, **kwargs)
+    return impl
 
 
 def _b_super(comp, args, kwargs):
@@ -1701,5 +1906,11 @@ _SPECIAL_BUILTINS = {id(f): (f, impl) for f, impl in [
     (builtins.max, _b_minmax("max")),
     (builtins.min, _b_minmax("min")),
     (builtins.print, _b_print),
+    (builtins.float, _b_scalar("float")),
+    (builtins.int, _b_scalar("int")),
+    (builtins.bool, _b_scalar("bool")),
+    (builtins.str, _b_str("str")),
+    (builtins.range, _b_range),
+    (builtins.repr, _b_str("repr")),
     (builtins.super, _b_super),
 ]}

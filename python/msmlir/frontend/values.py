@@ -68,9 +68,12 @@ class TensorValue:
 
     # ---- things only known at run time ----------------------------------------
     def _runtime_only(self, what):
-        _b.error(f"{what} of a tensor is only known at run time (tensor {list(self.shape)} "
-                 f"{self.dtype}); use the tensor directly as the condition of `if`/`while`, "
-                 f"or ops.select for elementwise choices")
+        # marked: a library call failing on this is kept as a run-time host call (fallback.py)
+        e = _b.make_error(f"{what} of a tensor is only known at run time (tensor {list(self.shape)} "
+                          f"{self.dtype}); use the tensor directly as the condition of `if`/`while`, "
+                          f"or ops.select for elementwise choices")
+        e.needs_runtime_value = True
+        raise e
 
     def __bool__(self):
         self._runtime_only("the truth value")
@@ -84,9 +87,19 @@ class TensorValue:
     def __index__(self):
         self._runtime_only("the Python index value")
 
+    def item(self, *index):
+        """The one element (or the element at `index`) as a 0-d tensor: in graph mode
+        it stands for the Python scalar that is only known at run time."""
+        t = self[index if len(index) > 1 else index[0]] if index else self
+        if t.size != 1:
+            _b.error(f"item() of a tensor with {t.size} elements; pass an index")
+        return _ops().reshape(t, ()) if t.shape else t
+
     def __array__(self, *args, **kwargs):
-        _b.error("a tensor inside a jitted function cannot be converted to a numpy array; "
-                 "use msmlir.ops functions on it")
+        e = _b.make_error("a tensor inside a jitted function cannot be converted to a numpy array "
+                          "at compile time; use msmlir.ops / msmlir.numpy functions on it")
+        e.needs_runtime_value = True
+        raise e
 
     def __len__(self):
         if not self.shape:
@@ -122,6 +135,13 @@ class TensorValue:
     def __neg__(self): return _ops().neg(self)
     def __pos__(self): return self
     def __abs__(self): return _ops().abs(self)
+    def __divmod__(self, o): return (_ops().floor_div(self, o), _ops().floor_mod(self, o))
+    def __rdivmod__(self, o): return (_ops().floor_div(o, self), _ops().floor_mod(o, self))
+
+    def __round__(self, ndigits=None):
+        if ndigits is not None:
+            _b.error("round(tensor, ndigits) is not supported; use ops.round(x * 10**n) / 10**n")
+        return _ops().round(self)
 
     def __lt__(self, o): return _ops().less(self, o)
     def __le__(self, o): return _ops().less_equal(self, o)

@@ -602,6 +602,23 @@ def _embed_parameters(func, params):
         func.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
 
 
+def _reject_host_callbacks(module):
+    """A graph with JIT Fallback callbacks needs the Python code they call: not exportable."""
+    from mlir import ir
+    found = []
+
+    def visit(op):
+        if op.name == "mindir.host_callback":
+            found.append(ir.StringAttr(op.attributes["origin"]).value)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if found:
+        raise ValueError(f"export: the graph calls back into Python at run time (JIT Fallback: "
+                         f"{', '.join(found)}), so it cannot run without the Python source; "
+                         f"compile those parts with msmlir.ops / msmlir.numpy (or remove print)")
+
+
 def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
     """Exports `net` (a msmlir.jit function, a plain function or a Cell-like object
     with `construct`) specialized to `inputs` as a `.mindir` file (MLIR bytecode of
@@ -622,6 +639,7 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
     with _BUILD_LOCK, lowered.context:
         # a copy: the jitted function's cached module stays as it is
         module = ir.Module.parse(lowered.module.operation.get_asm(enable_debug_info=True))
+        _reject_host_callbacks(module)
         func = _find_func(module, lowered.name)
         if func is None:
             raise RuntimeError(f"export: entry function {lowered.name} not found in the module")

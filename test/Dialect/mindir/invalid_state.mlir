@@ -80,3 +80,19 @@ func.func @grad_has_aux_no_results(%x: tensor<3xf32>) -> tensor<3xf32> {
   %0 = mindir.grad @g(%x) {grad_position = array<i64: 0>, has_aux} : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @host_callback_dynamic(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'mindir.host_callback' op operand #0 must be variadic of statically shaped tensor}}
+  mindir.host_callback @cb "f" (%x) : (tensor<?xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @host_callback_origin(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'mindir.host_callback' op requires attribute 'origin'}}
+  "mindir.host_callback"(%x) {callee = @cb} : (tensor<2xf32>) -> ()
+  return
+}
