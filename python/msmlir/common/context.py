@@ -9,6 +9,7 @@ stored so that scripts run unchanged; consumers read them with `get_context`.
 from __future__ import annotations
 
 import threading
+import warnings
 
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
 
@@ -86,6 +87,12 @@ def set_context(**kwargs):
                 raise ValueError(f"For 'set_context', 'device_target' must be one of "
                                  f"{list(_DEVICE_TARGETS)}, but got {value!r}.")
             value = norm
+            if value != "CPU":
+                # said, not silent: the compiled code runs on the CPU
+                warnings.warn(f"msmlir: device_target={value!r} is accepted, but msmlir has no "
+                              f"{value} backend yet: graphs are compiled and run on the CPU "
+                              f"(kernel semantics such as BatchNorm's follow {value!r})",
+                              RuntimeWarning, stacklevel=2)
         elif key == "device_id":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4096:
                 raise ValueError(f"For 'set_context', 'device_id' must be an int in [0, 4096), "
