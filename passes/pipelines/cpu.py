@@ -33,7 +33,12 @@ from ..registry import register_pipeline
 _CODEGEN_DEFAULT = os.environ.get("MSMLIR_CPU_CODEGEN", "1") not in ("0", "false", "")
 _THREADS_DEFAULT = int(os.environ.get("MSMLIR_CPU_THREADS", "1") or 1)
 
-_TO_LINALG = "mindir-autodiff,inline,mindir-functionalize-assign,mskernel-inline-kernels,convert-mindir-to-linalg,canonicalize,cse,linalg-fuse-elementwise-ops,canonicalize,cse"
+# Graph-level expansion (gradients become functions, callees are inlined,
+# parameter assigns become written-back results): msmlir.compiler runs it alone
+# first to read the final public signatures, then `cpu_lowering` for the rest.
+GRAPH_PREPARE = "mindir-autodiff,inline,mindir-functionalize-assign"
+
+_TO_LINALG = "mskernel-inline-kernels,convert-mindir-to-linalg,canonicalize,cse,linalg-fuse-elementwise-ops,canonicalize,cse"
 
 _BUFFERIZE_HEAD = (
     "eliminate-empty-tensors,"
@@ -109,6 +114,11 @@ _OPTIONS = {
                    "mindir -> linalg -> tiled/vectorized -> bufferized -> LLVM dialect (CPU JIT/AOT)",
                    options=_OPTIONS)
 def cpu_pipeline(**opts) -> str:
+    return ",".join([GRAPH_PREPARE, cpu_lowering(**opts)])
+
+
+def cpu_lowering(**opts) -> str:
+    """msmlir-cpu-pipeline after GRAPH_PREPARE."""
     codegen = opts.get("codegen", _CODEGEN_DEFAULT)
     threads = opts.get("threads", _THREADS_DEFAULT)
     globalize = opts.get("globalize", False)
@@ -142,4 +152,4 @@ def cpu_pipeline(**opts) -> str:
 @register_pipeline("msmlir-cpu-bufferize",
                    "mindir -> linalg -> bufferized memrefs with out-parameters (stops before loops)")
 def cpu_bufferize() -> str:
-    return ",".join([_TO_LINALG, _BUFFERIZE])
+    return ",".join([GRAPH_PREPARE, _TO_LINALG, _BUFFERIZE])

@@ -23,6 +23,7 @@ from mlir.runtime import np_to_memref
 from . import _native
 from .frontend import fallback
 from msmlir.passes import run_pipeline
+from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering
 
 _CONTEXT: ir.Context | None = None
 _LOCK = threading.Lock()
@@ -60,10 +61,9 @@ class _Signature:
     writeback: list[tuple[int, int]]
 
 
-# Graph-level expansion that fixes the public signatures before they are read:
-# gradients become functions, callees are inlined, parameter assigns become
-# written-back results. msmlir-cpu-pipeline repeats these (no-ops by then).
-_PREPARE = "builtin.module(mindir-autodiff,inline,mindir-functionalize-assign)"
+# msmlir-cpu-pipeline in two steps: the graph-level expansion that fixes the
+# public signatures (read in between), then the lowering to LLVM.
+_PREPARE = f"builtin.module({GRAPH_PREPARE})"
 
 
 def _tensor_sig(t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
@@ -150,7 +150,7 @@ class CompiledModule:
                                                    writeback)
                 op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             callbacks = _host_callbacks(module)
-            run_pipeline(module, "builtin.module(msmlir-cpu-pipeline)")
+            run_pipeline(module, f"builtin.module({cpu_lowering()})")
             self.llvm_ir = module
             self.engine = ExecutionEngine(module, opt_level=opt_level,
                                           shared_libs=_runtime_libs())
