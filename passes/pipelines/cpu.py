@@ -33,10 +33,11 @@ from ..registry import register_pipeline
 _CODEGEN_DEFAULT = os.environ.get("MSMLIR_CPU_CODEGEN", "1") not in ("0", "false", "")
 _THREADS_DEFAULT = int(os.environ.get("MSMLIR_CPU_THREADS", "1") or 1)
 
-# Graph-level expansion (gradients become functions, callees are inlined,
+# Graph-level expansion (gradients become functions, callees are inlined, the
+# dead private copies inlining leaves behind are dropped (they may hold assigns),
 # parameter assigns become written-back results): msmlir.compiler runs it alone
 # first to read the final public signatures, then `cpu_lowering` for the rest.
-GRAPH_PREPARE = "mindir-autodiff,inline,mindir-functionalize-assign"
+GRAPH_PREPARE = "mindir-autodiff,inline,symbol-dce,mindir-functionalize-assign"
 
 _TO_LINALG = "mskernel-inline-kernels,convert-mindir-to-linalg,canonicalize,cse,linalg-fuse-elementwise-ops,canonicalize,cse"
 

@@ -24,3 +24,4 @@ from .train.serialization import (export, load, load_checkpoint,  # noqa: E402,F
 # --- custom_bprop; ops.GradOperation / ops.stop_gradient / ops.depend live in msmlir.ops
 from .autodiff import (custom_bprop, grad, value_and_grad, vjp, vmap)  # noqa: E402,F401
 from . import nn  # noqa: E402,F401  (msmlir.nn: Cell, layers, losses, optimizers)
+from . import numpy  # noqa: E402,F401  (msmlir.numpy: mindspore.numpy-style functions, compiled)

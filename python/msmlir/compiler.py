@@ -24,6 +24,7 @@ from . import _native
 from .frontend import fallback
 from msmlir.passes import run_pipeline
 from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering
+from msmlir.passes.registry import get_pass, parse_options
 
 _CONTEXT: ir.Context | None = None
 _LOCK = threading.Lock()
@@ -105,6 +106,26 @@ def _descriptor(arr: np.ndarray):
     return d
 
 
+def _lowering() -> str:
+    """msmlir-cpu-pipeline after GRAPH_PREPARE, with the pipeline's current option defaults."""
+    info = get_pass("msmlir-cpu-pipeline")
+    return cpu_lowering(**parse_options(info, None))
+
+
+_MANGLE = "msmlir__"
+
+
+def _mangle_function_names(module: ir.Module):
+    """Prefixes every function's symbol: user functions named like C library
+    functions (`exp`, `free`, ...) would otherwise be taken for them by the
+    lowering (math -> libm calls) and the JIT's symbol resolution."""
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and op.regions[0].blocks:
+            old = ir.StringAttr(op.attributes["sym_name"]).value
+            ir.SymbolTable.replace_all_symbol_uses(old, _MANGLE + old, module.operation)
+            ir.SymbolTable.set_symbol_name(op, _MANGLE + old)
+
+
 def _host_callbacks(module: ir.Module) -> list:
     """The registered JIT Fallback callbacks the module's mindir.host_callback ops call."""
     calls = []
@@ -150,7 +171,8 @@ class CompiledModule:
                                                    writeback)
                 op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             callbacks = _host_callbacks(module)
-            run_pipeline(module, f"builtin.module({cpu_lowering()})")
+            _mangle_function_names(module)
+            run_pipeline(module, f"builtin.module({_lowering()})")
             self.llvm_ir = module
             self.engine = ExecutionEngine(module, opt_level=opt_level,
                                           shared_libs=_runtime_libs())
@@ -159,7 +181,7 @@ class CompiledModule:
         self.callbacks = callbacks
         for cb in callbacks:
             self.engine.raw_register_runtime(cb.name, ctypes.c_void_p(cb.address))
-        self._funcs = {name: self.engine.lookup(name) for name in self.signatures}
+        self._funcs = {name: self.engine.lookup(_MANGLE + name) for name in self.signatures}
 
     def call(self, name: str, *args) -> tuple[np.ndarray, ...]:
         """Runs function `name` on numpy arrays; returns its results."""

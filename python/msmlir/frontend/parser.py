@@ -245,7 +245,8 @@ _LIB_PATHS = tuple({os.path.realpath(p) for key in ("stdlib", "platstdlib", "pur
                     if (p := sysconfig.get_paths().get(key))})
 _PRIMITIVE_MODULES = ("msmlir.ops", "msmlir.frontend", "msmlir.dtype", "msmlir.dialects",
                       "msmlir.compiler", "msmlir._native",
-                      "msmlir.autodiff")  # grad/vmap/custom_bprop: called, they build IR
+                      "msmlir.autodiff",  # grad/vmap/custom_bprop: called, they build IR
+                      "msmlir.numpy")
 
 
 def _is_user_function(f) -> bool:

@@ -1,10 +1,19 @@
-"""msmlir.nn: MindSpore 2.x `mindspore.nn` — Cell, layers, losses, optimizers, wrappers."""
+"""msmlir.nn: MindSpore 2.x `mindspore.nn` — Cell, layers, losses, optimizers, learning-rate
+schedules, wrappers and metrics."""
 from .cell import Cell, CellList, SequentialCell  # noqa: F401
-from .layer import (GELU, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, Dense, Dropout,  # noqa: F401
-                    Embedding, Flatten, Identity, LayerNorm, LeakyReLU, LogSoftmax, MaxPool2d, ReLU,
-                    ReLU6, Sigmoid, SiLU, Softmax, Tanh, get_activation)
+from .dynamic_lr import (cosine_decay_lr, exponential_decay_lr, inverse_decay_lr,  # noqa: F401
+                         natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr, warmup_lr)
+from .layer import (ELU, GELU, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d,  # noqa: F401
+                    Conv1dTranspose, Conv2d, Conv2dTranspose, Dense, Dropout, Embedding, Flatten, GroupNorm, HSigmoid, HSwish,
+                    Identity, LayerNorm, LeakyReLU, LogSoftmax, MaxPool2d, PReLU, ReLU, ReLU6,
+                    Sigmoid, SiLU, Softmax, Tanh, get_activation)
+from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, InverseDecayLR,  # noqa: F401
+                                     LearningRateSchedule, NaturalExpDecayLR, PolynomialDecayLR,
+                                     WarmUpLR)
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss,  # noqa: F401
                    NLLLoss, SoftmaxCrossEntropyWithLogits)
-from .optim import (SGD, Adam, AdamWeightDecay, LearningRateSchedule, Momentum,  # noqa: F401
-                    Optimizer)
+from .optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer  # noqa: F401
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401
+from ..train.metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision,  # noqa: F401
+                             Recall, TopKCategoricalAccuracy, Top1CategoricalAccuracy,
+                             Top5CategoricalAccuracy, get_metric_fn, names)

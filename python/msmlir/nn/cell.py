@@ -155,8 +155,10 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__}.construct is not defined")
 
     def _graph_fn(self):
-        """The JitFunction of this cell's construct for the current train/eval state."""
-        key = tuple(c.training for _, c in self.cells_and_names())
+        """The JitFunction of this cell's construct for the current train/eval state
+        (and device_target, which selects some kernels' semantics, e.g. BatchNorm's)."""
+        from ..common.context import get_context
+        key = (get_context("device_target"),) + tuple(c.training for _, c in self.cells_and_names())
         jf = self._graph_cache.get(key)
         if jf is None:
             from ..frontend.jit import JitFunction
@@ -254,7 +256,23 @@ class Cell:
         return ""
 
 
-class SequentialCell(Cell):
+class _CellSequence(Cell):
+    """Indexing (a slice gives a new container of the same type), len and iteration
+    over `cell_list`."""
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return type(self)(self.cell_list[i])
+        return self.cell_list[i]
+
+    def __len__(self):
+        return len(self.cell_list)
+
+    def __iter__(self):
+        return iter(self.cell_list)
+
+
+class SequentialCell(_CellSequence):
     """Runs its cells in order (mindspore.nn.SequentialCell); takes cells as
     arguments, a list, or an OrderedDict."""
 
@@ -272,17 +290,6 @@ class SequentialCell(Cell):
                 self.insert_child_to_cell(str(i), c)
         object.__setattr__(self, "cell_list", list(self.__dict__["_cells"].values()))
 
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return SequentialCell(self.cell_list[i])
-        return self.cell_list[i]
-
-    def __len__(self):
-        return len(self.cell_list)
-
-    def __iter__(self):
-        return iter(self.cell_list)
-
     def append(self, cell):
         self.insert_child_to_cell(str(len(self.cell_list)), cell)
         self.cell_list.append(cell)
@@ -294,7 +301,7 @@ class SequentialCell(Cell):
         return input_data
 
 
-class CellList(Cell):
+class CellList(_CellSequence):
     """A list of cells (mindspore.nn.CellList); index, iterate, append."""
 
     def __init__(self, *args):
@@ -303,17 +310,6 @@ class CellList(Cell):
         object.__setattr__(self, "cell_list", [])
         for c in cells:
             self.append(c)
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return CellList(self.cell_list[i])
-        return self.cell_list[i]
-
-    def __len__(self):
-        return len(self.cell_list)
-
-    def __iter__(self):
-        return iter(self.cell_list)
 
     def append(self, cell):
         if not isinstance(cell, Cell):

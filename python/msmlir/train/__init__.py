@@ -6,7 +6,12 @@ from .serialization import (CheckpointFormatError, GraphCell, export, load,  # n
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load",
            "GraphCell", "CheckpointFormatError"]
 from .callbacks import Callback, LossMonitor, ProgressBar, RunContext, TimeMonitor  # noqa: E402,F401
-from .model import Accuracy, Loss, Model, TopKCategoricalAccuracy  # noqa: E402,F401
+from .metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbeta, Loss, Metric,  # noqa: E402,F401
+                      Precision, Recall, Top1CategoricalAccuracy, Top5CategoricalAccuracy,
+                      TopKCategoricalAccuracy, get_metric_fn, names, rearrange_inputs)
+from .model import Model  # noqa: E402,F401
 
 __all__ += ["Model", "Callback", "LossMonitor", "TimeMonitor", "ProgressBar", "RunContext",
-            "Accuracy", "Loss", "TopKCategoricalAccuracy"]
+            "Metric", "EvaluationBase", "Accuracy", "Loss", "TopKCategoricalAccuracy",
+            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Precision", "Recall", "Fbeta",
+            "F1", "MAE", "MSE", "get_metric_fn", "names", "rearrange_inputs"]

@@ -4,7 +4,8 @@ Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None):
 `train` builds WithLossCell + TrainOneStepCell (one compiled train step in
 GRAPH_MODE), iterates the dataset `epoch` times calling the callbacks (a text
 progress bar per epoch is shown unless `progress=False`); `eval` returns
-{metric name: value} ('accuracy', 'loss', 'top_1_accuracy', 'top_5_accuracy').
+{metric name: value} (names as `metrics.names()`: 'accuracy', 'loss', 'precision', 'recall',
+'F1', 'mae', 'mse', 'top_1_accuracy', ...; Precision/Recall/F1 give per-class arrays).
 """
 from __future__ import annotations
 
@@ -12,83 +13,24 @@ import numpy as np
 
 from ..common.tensor import Tensor
 from .callbacks import Callback, ProgressBar, RunContext, _Params
+from .metrics import Accuracy, Loss, TopKCategoricalAccuracy, get_metric_fn, names  # noqa: F401
 
-__all__ = ["Model", "Accuracy", "Loss", "TopKCategoricalAccuracy"]
-
-
-def _np(x):
-    return x.asnumpy() if hasattr(x, "asnumpy") else np.asarray(x)
-
-
-class Accuracy:
-    def __init__(self, eval_type="classification"):
-        self.clear()
-
-    def clear(self):
-        self._correct = 0
-        self._total = 0
-
-    def update(self, y_pred, y):
-        y_pred, y = _np(y_pred), _np(y)
-        pred = y_pred.argmax(axis=-1)
-        if y.ndim == y_pred.ndim:          # one-hot labels
-            y = y.argmax(axis=-1)
-        self._correct += int((pred == y.reshape(pred.shape)).sum())
-        self._total += int(pred.size)
-
-    def eval(self):
-        if self._total == 0:
-            raise RuntimeError("Accuracy: no samples were evaluated")
-        return self._correct / self._total
-
-
-class TopKCategoricalAccuracy(Accuracy):
-    def __init__(self, k):
-        self.k = k
-        self.clear()
-
-    def update(self, y_pred, y):
-        y_pred, y = _np(y_pred), _np(y)
-        if y.ndim == y_pred.ndim:
-            y = y.argmax(axis=-1)
-        top = np.argsort(-y_pred, axis=-1)[..., :self.k]
-        self._correct += int((top == y.reshape(-1, 1)).any(axis=-1).sum())
-        self._total += int(y.size)
-
-
-class Loss:
-    def __init__(self):
-        self.clear()
-
-    def clear(self):
-        self._sum = 0.0
-        self._n = 0
-
-    def update(self, loss):
-        self._sum += float(np.mean(_np(loss)))
-        self._n += 1
-
-    def eval(self):
-        if self._n == 0:
-            raise RuntimeError("Loss: no batches were evaluated")
-        return self._sum / self._n
-
-
-_METRICS = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss,
-            "top_1_accuracy": lambda: TopKCategoricalAccuracy(1),
-            "top_5_accuracy": lambda: TopKCategoricalAccuracy(5)}
+__all__ = ["Model"]
 
 
 def _make_metrics(metrics):
+    """{name: metric} from a set/list of names, or a dict of metric objects."""
     if metrics is None:
         return {}
     if isinstance(metrics, dict):
         return dict(metrics)
+    if isinstance(metrics, str):
+        metrics = [metrics]
     out = {}
     for m in metrics:
-        if m not in _METRICS:
-            raise ValueError(f"unknown metric {m!r}; supported: {sorted(_METRICS)}")
-        out[m] = _METRICS[m]()
+        if m not in names():
+            raise ValueError(f"unknown metric {m!r}; supported: {names()}")
+        out[m] = get_metric_fn(m)
     return out
 
 

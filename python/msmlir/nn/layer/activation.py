@@ -1,11 +1,17 @@
-"""Activation cells (mindspore.nn.ReLU, GELU, Sigmoid, Tanh, Softmax, ...)."""
+"""Activation cells (mindspore.nn.ReLU, GELU, Sigmoid, Tanh, Softmax, HSwish, ELU, PReLU, ...)."""
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from ... import ops
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ..cell import Cell
 
 __all__ = ["ReLU", "ReLU6", "GELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LeakyReLU",
-           "SiLU", "get_activation"]
+           "SiLU", "HSwish", "HSigmoid", "ELU", "PReLU", "get_activation"]
 
 
 class ReLU(Cell):
@@ -71,8 +77,77 @@ class LogSoftmax(Cell):
         return ops.log_softmax(x, self.axis)
 
 
+class HSwish(Cell):
+    """x * relu6(x + 3) / 6."""
+
+    def construct(self, x):
+        return x * ops.relu6(x + 3.0) / 6.0
+
+
+class HSigmoid(Cell):
+    """relu6(x + 3) / 6."""
+
+    def construct(self, x):
+        return ops.relu6(x + 3.0) / 6.0
+
+
+class ELU(Cell):
+    """x if x > 0 else alpha * (exp(x) - 1) (computed with expm1)."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            raise TypeError(f"For 'ELU', 'alpha' must be a float, got {type(alpha).__name__}.")
+        self.alpha = float(alpha)
+
+    def construct(self, x):
+        neg = ops.expm1(ops.minimum(x, 0.0))
+        if self.alpha != 1.0:
+            neg = neg * self.alpha
+        return ops.select(x > 0.0, x, neg)
+
+
+class PReLU(Cell):
+    """PReLU(channel=1, w=0.25): x if x > 0 else a[c] * x, a the Parameter 'a' of
+    shape (channel,) applied along axis 1. As MindSpore, the slope used is relu(a)
+    (so a negative `a` acts as 0 and gets no gradient). MindSpore also writes
+    relu(a) back into `a` in training; msmlir does not yet (the optimizer's update of
+    the same Parameter in one compiled step would be a second assign), so a negative
+    `a` stays negative in storage, with the same outputs."""
+
+    def __init__(self, channel=1, w=0.25):
+        super().__init__()
+        if isinstance(channel, bool) or not isinstance(channel, int) or channel < 1:
+            raise ValueError(f"For 'PReLU', 'channel' must be an int >= 1, got {channel!r}.")
+        if isinstance(w, (float, np.floating)) and not isinstance(w, bool):
+            arr = np.full((channel,), w, np.float32)
+        elif isinstance(w, list):
+            if len(w) != channel:
+                raise ValueError(f"For 'PReLU', 'w' must have {channel} values, got {len(w)}.")
+            arr = np.asarray(w, np.float32)
+        elif isinstance(w, Tensor):
+            if tuple(w.shape) not in ((channel,), (1,)) or not w.dtype.is_float:
+                raise ValueError(f"For 'PReLU', a Tensor 'w' must be a float tensor of shape "
+                                 f"({channel},) or (1,), got {tuple(w.shape)}.")
+            arr = np.asarray(w.asnumpy(), np.float32)
+        else:
+            raise TypeError(f"For 'PReLU', 'w' must be a float, a list or a Tensor, got "
+                            f"{type(w).__name__}.")
+        self.channel = channel
+        self.w = Parameter(Tensor(arr), name="a")
+
+    def construct(self, x):
+        u = ops.relu(self.w)
+        if x.ndim >= 2 and self.w.shape[0] > 1:
+            slope = ops.reshape(u, (1, self.w.shape[0]) + (1,) * (x.ndim - 2))
+        else:
+            slope = u
+        return ops.select(x > 0.0, x, x * ops.cast(slope, x.dtype))
+
+
 _ACTIVATIONS = {"relu": ReLU, "relu6": ReLU6, "gelu": GELU, "sigmoid": Sigmoid, "tanh": Tanh,
-                "softmax": Softmax, "logsoftmax": LogSoftmax, "leakyrelu": LeakyReLU, "silu": SiLU}
+                "softmax": Softmax, "logsoftmax": LogSoftmax, "leakyrelu": LeakyReLU, "silu": SiLU,
+                "hswish": HSwish, "hsigmoid": HSigmoid, "elu": ELU, "prelu": PReLU}
 
 
 def get_activation(name, prim_name=None):

@@ -1,20 +1,30 @@
-"""BatchNorm1d/2d and LayerNorm (mindspore.nn).
+"""BatchNorm1d/2d, LayerNorm and GroupNorm (mindspore.nn).
 
 BatchNorm: Parameters gamma (ones), beta (zeros) and the non-trainable moving
-statistics `moving_mean` / `moving_variance` (named '<prefix>.moving_mean' ...),
-updated in training as MindSpore: moving = momentum * moving + (1 - momentum) *
-batch_stat, momentum=0.9; normalisation uses the biased batch variance, the
-moving variance is updated with the unbiased one.
+statistics `moving_mean` / `moving_variance` (named '<prefix>.mean' /
+'<prefix>.variance'), updated in training as MindSpore: moving = momentum *
+moving + (1 - momentum) * batch_stat, momentum=0.9. Normalisation uses the
+biased batch variance. The variance folded into moving_variance depends on
+MindSpore's kernel for the context's device_target: the unbiased one (n / (n-1))
+on 'GPU' (cuDNN) and 'Ascend', the biased one on 'CPU' (oneDNN); msmlir follows
+`get_context('device_target')` at compile time (default 'CPU').
 """
 from __future__ import annotations
 
 from ... import dtype as mstype
 from ... import ops
+from ...common.context import get_context
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ..cell import Cell
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+
+
+def _unbiased_moving_variance():
+    """Whether MindSpore's BatchNorm kernel of the current device_target folds the
+    unbiased batch variance into moving_variance (GPU, Ascend) or the biased one (CPU)."""
+    return get_context("device_target") != "CPU"
 
 
 def _update_stats(moving_mean, moving_var, mean, var_unbiased, momentum):
@@ -45,6 +55,11 @@ class _BatchNorm(Cell):
         self.moving_variance = Parameter(initializer(moving_var_init, c, dtype), name="variance",
                                          requires_grad=False)
 
+    @property
+    def _unbiased_moving_variance(self):
+        # a property: evaluated by Python, also when construct is compiled
+        return _unbiased_moving_variance()
+
     def _use_batch(self):
         if self.use_batch_statistics is None:
             return self.training
@@ -67,7 +82,9 @@ class _BatchNorm(Cell):
             y = d * ops.rsqrt(var + self.eps) * gamma + beta
             if self.training:
                 bm = ops.stop_gradient(ops.reshape(mean, (self.num_features,)))
-                bv = ops.stop_gradient(ops.reshape(var, (self.num_features,))) * (n / max(n - 1, 1))
+                bv = ops.stop_gradient(ops.reshape(var, (self.num_features,)))
+                if self._unbiased_moving_variance:
+                    bv = bv * (n / max(n - 1, 1))
                 _update_stats(self.moving_mean, self.moving_variance, bm, bv, self.momentum)
             return y
         mean = ops.reshape(self.moving_mean, bshape)
@@ -115,3 +132,41 @@ class LayerNorm(Cell):
 
     def extend_repr(self):
         return f"normalized_shape={self.normalized_shape}, begin_norm_axis={self.begin_norm_axis}"
+
+
+class GroupNorm(Cell):
+    """GroupNorm(num_groups, num_channels, eps=1e-5, affine=True, gamma_init='ones',
+    beta_init='zeros'): over (N, C, *) inputs, each sample's channels split into
+    num_groups groups normalised by their mean and biased variance:
+    y = (x - mean) / sqrt(var + eps) * gamma[c] + beta[c]."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=mstype.float32):
+        super().__init__()
+        for name, v in (("num_groups", num_groups), ("num_channels", num_channels)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"For 'GroupNorm', '{name}' must be an int >= 1, got {v!r}.")
+        if num_channels % num_groups:
+            raise ValueError(f"For 'GroupNorm', num_channels ({num_channels}) must be divisible by "
+                             f"num_groups ({num_groups}).")
+        if not isinstance(affine, bool):
+            raise TypeError("For 'GroupNorm', 'affine' must be a bool.")
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps = float(eps)
+        self.affine = affine
+        c = (num_channels,)
+        self.gamma = Parameter(initializer(gamma_init, c, dtype), name="gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, c, dtype), name="beta", requires_grad=affine)
+
+    def construct(self, x):
+        shape = tuple(x.shape)
+        g = ops.reshape(x, (shape[0], self.num_groups, -1))
+        mean = ops.reduce_mean(g, 2, keep_dims=True)
+        d = g - mean
+        var = ops.reduce_sum(d * d, 2, keep_dims=True) / float(g.shape[2])
+        y = ops.reshape(d / ops.sqrt(var + self.eps), shape)
+        bshape = (1, self.num_channels) + (1,) * (len(shape) - 2)
+        return y * ops.reshape(self.gamma, bshape) + ops.reshape(self.beta, bshape)
+
+    def extend_repr(self):
+        return f"num_groups={self.num_groups}, num_channels={self.num_channels}"

@@ -1,0 +1,87 @@
+"""msmlir.numpy: NumPy-style functions on tensors (mindspore.numpy).
+
+Every function is compiled: inside `msmlir.jit` it builds `mindir` IR like an
+`msmlir.ops` function (graph mode); called outside, the whole function is
+traced into one kernel, compiled once per input signature and run (PyNative).
+Called on numpy arrays it returns numpy arrays; on msmlir.Tensors it returns
+Tensors. The creation functions (array, zeros, arange, linspace, eye, ...)
+return msmlir.Tensors, as mindspore.numpy does. Shapes, axes, dtypes and
+similar arguments must be known at compile time. Errors found while compiling
+(bad shapes, out-of-range axes, unsupported arguments) raise
+`msmlir.CompileError` with a message starting ``msmlir.numpy.<function>:``.
+
+dtypes follow mindspore.numpy: Python ints become int32 and Python floats
+float32; integer inputs of functions that only exist on floats (sqrt, mean,
+divide, ...) are computed in float32; sums/products of bool and int8 are
+accumulated in int32; indices (argmax, count_nonzero, searchsorted) are int32.
+
+Implemented (by module):
+
+* creation: array, asarray, asfarray, copy, zeros, ones, full, empty (zeros),
+  zeros_like, ones_like, full_like, empty_like, arange, linspace, logspace, eye,
+  identity, tri, tril, triu, diag, diagflat, diagonal, meshgrid, indices.
+* math: add, subtract, multiply, divide, true_divide, floor_divide, remainder,
+  mod, fmod, divmod, power, float_power, negative, positive, absolute, abs,
+  fabs, sign, sqrt, square, cbrt, reciprocal, maximum, minimum, fmax, fmin,
+  clip, copysign, heaviside, hypot, logaddexp, logaddexp2, exp, exp2, expm1,
+  log, log2, log10, log1p, sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh,
+  cosh, tanh, arcsinh, arccosh, arctanh, deg2rad, rad2deg, radians, degrees,
+  floor, ceil, rint, around, round, trunc, fix, sum, mean, prod, amax, amin, max,
+  min, ptp, var, std, average, nansum, nanmean, nanmax, nanmin, nanvar, nanstd,
+  argmax, argmin, count_nonzero, trace, cumsum, cumprod, nancumsum, diff,
+  ediff1d, trapz, dot, vdot, inner, outer, matmul, tensordot, kron, cross,
+  multi_dot, matrix_power, searchsorted, cov, corrcoef (without weights).
+* logic: equal, not_equal, less, less_equal, greater, greater_equal,
+  logical_and, logical_or, logical_xor, logical_not, isfinite, isnan, isinf,
+  isposinf, isneginf, signbit, isclose, allclose, array_equal, array_equiv,
+  all, any, sometrue, isin, in1d, isscalar.
+* array manipulation: reshape, ravel, squeeze, expand_dims, transpose,
+  swapaxes, moveaxis, rollaxis, concatenate, append, stack, vstack, row_stack,
+  hstack, dstack, column_stack, split, array_split, hsplit, vsplit, dsplit, tile,
+  repeat, broadcast_to, broadcast_arrays, flip, fliplr, flipud, roll, rot90,
+  take, take_along_axis, where (3 arguments), select, choose, atleast_1d,
+  atleast_2d, atleast_3d, pad, unravel_index, size, ndim, shape.
+
+Not implemented:
+
+* data-dependent output shapes, which a statically shaped graph cannot have:
+  unique, nonzero/argwhere/flatnonzero, where(condition) with one argument,
+  and zero-size results (e.g. arange over an empty range);
+* sorting (no sort op in mindir): sort, argsort, median, percentile, quantile,
+  and what is built on them or on data-dependent bins (histogram, histogramdd,
+  histogram2d, histogram_bin_edges, digitize, bincount, interp);
+* bitwise ops (no integer bitwise ops in mindir): bitwise_and/or/xor, invert,
+  gcd, lcm;
+* functions that call back into Python per slice: apply_along_axis,
+  apply_over_axes, piecewise; array_str;
+* polynomial and signal helpers: polyadd, polysub, polyval, polyder, polymul,
+  polyint, convolve, correlate, unwrap, gradient, vander, window functions
+  (hamming, hanning, bartlett, blackman), geomspace, mgrid/ogrid/ix_,
+  diag_indices, tri[lu]_indices(_from), ravel_multi_index, norm (the matrix
+  2-norm needs an SVD), result_type/promote_types, rand/randn/randint;
+* pad modes 'linear_ramp' and 'median'.
+"""
+from ..dtype import bool_, float16, float32, float64, int8, int32, int64  # noqa: F401
+from .array_ops import *  # noqa: F401,F403
+from .array_ops import __all__ as _array_all
+from .creation import *  # noqa: F401,F403
+from .creation import __all__ as _creation_all
+from .logic import *  # noqa: F401,F403
+from .logic import __all__ as _logic_all
+from .math import *  # noqa: F401,F403
+from .math import __all__ as _math_all
+
+int_ = int32
+float_ = float32
+pi = 3.141592653589793
+e = 2.718281828459045
+inf = float("inf")
+PINF = inf
+NINF = float("-inf")
+nan = float("nan")
+newaxis = None
+
+_dtypes_all = ["bool_", "float16", "float32", "float64", "int8", "int32", "int64", "int_", "float_"]
+_constants_all = ["pi", "e", "inf", "PINF", "NINF", "nan", "newaxis"]
+__all__ = sorted(set(_array_all + _creation_all + _logic_all + _math_all + _dtypes_all + _constants_all))
+
