@@ -315,9 +315,10 @@ def _batch_norm(op, d):
 def _dropout(op, d):
     mask = op.operation.results[1]
     keep = E.attr(op, "keep_prob", 0.5)
+    rest = [None] * (len(op.operation.operands) - 1)  # the run-time RNG offset, if any
     if d[0] is None:
-        return [None]
-    return [E.scale(E.mul(d[0], mask), 1.0 / keep)]
+        return [None] + rest
+    return [E.scale(E.mul(d[0], mask), 1.0 / keep)] + rest
 
 
 @bprop("mindir.one_hot")

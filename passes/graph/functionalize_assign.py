@@ -20,15 +20,18 @@ from ..registry import PassFailure, register_pass
 WRITEBACK_ATTR = "msmlir.writeback"
 
 
-def _assigns(block: ir.Block):
-    for op in block.operations:
-        op = op.operation
+def _assigns(func: ir.Operation) -> list[tuple[ir.Operation, bool]]:
+    """The mindir.assign ops in func, each with whether it is at the top level
+    (directly in the entry block); collected before any is rewritten."""
+    entry = func.regions[0].blocks[0]
+    found: list[tuple[ir.Operation, bool]] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "mindir.assign":
-            yield op, True
-        for region in op.regions:
-            for inner in region.blocks:
-                for nested, _ in _assigns(inner):
-                    yield nested, False
+            found.append((op, op.block == entry))
+        return ir.WalkResult.ADVANCE
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
 def _ancestor_in(op: ir.Operation, block: ir.Block):
@@ -46,7 +49,7 @@ def _functionalize(func: ir.Operation) -> bool:
     args = list(block.arguments)
     updates: dict[int, ir.Value] = {}
     ok = True
-    for op, top_level in list(_assigns(block)):
+    for op, top_level in _assigns(func):
         var, value = op.operands[0], op.operands[1]
         arg_index = next((i for i, a in enumerate(args) if a == var), None)
         if not top_level or arg_index is None:
@@ -97,7 +100,7 @@ def functionalize_assign(module: ir.Operation):
             if "sym_visibility" not in op.attributes:
                 ok = _functionalize(op) and ok
                 continue
-            for assign, _ in _assigns(op.regions[0].blocks[0]):
+            for assign, _ in _assigns(op):
                 assign.location.emit_error(
                     "mindir.assign in a function that was not inlined into its caller; "
                     "parameters can only be updated by the public function")

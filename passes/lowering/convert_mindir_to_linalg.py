@@ -14,24 +14,25 @@ from ..registry import PassFailure, register_pass
 from .mindir_to_linalg import LOWERINGS, load_all
 
 
-def _collect(op: ir.Operation, out: list):
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                inner = inner.operation
-                if inner.name.startswith("mindir."):
-                    out.append(inner)
-                _collect(inner, out)
+def _mindir_ops(root: ir.Operation) -> list[ir.Operation]:
+    """The mindir ops nested in root, in pre-order (collected before any is
+    rewritten: the lowering erases ops)."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith("mindir."):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
 @register_pass("convert-mindir-to-linalg",
                "Lower mindir ops to linalg/tensor/arith/math on tensors")
 def convert_mindir_to_linalg(module: ir.Operation):
     load_all()
-    ops: list[ir.Operation] = []
-    _collect(module, ops)
     failed = False
-    for op in ops:
+    for op in _mindir_ops(module):
         fn = LOWERINGS.get(op.name)
         if fn is None:
             op.location.emit_error(f"no lowering to linalg for '{op.name}'")

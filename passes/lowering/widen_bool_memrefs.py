@@ -32,13 +32,16 @@ def _widen_all(types):
     return [(_widen(t) if isinstance(t, ir.MemRefType) else None) or t for t in types]
 
 
-def _all_ops(op: ir.Operation):
-    for region in op.regions:
-        for block in region.blocks:
-            yield block
-            for inner in block.operations:
-                yield inner.operation
-                yield from _all_ops(inner.operation)
+def _all_ops(root: ir.Operation) -> list[ir.Operation]:
+    """root and every op nested in it, in pre-order (a list: the callers
+    rewrite the IR while going through it)."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(op)
+        return ir.WalkResult.ADVANCE
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
 def _widen_bool_elements(init: ir.DenseElementsAttr, shaped: ir.RankedTensorType):
@@ -55,13 +58,12 @@ def _widen_bool_elements(init: ir.DenseElementsAttr, shaped: ir.RankedTensorType
 
 
 def _retype_values(module: ir.Operation) -> None:
-    for item in list(_all_ops(module)):
-        if isinstance(item, ir.Block):
-            for arg in item.arguments:
-                if (w := _widen(arg.type)) is not None and isinstance(arg.type, ir.MemRefType):
-                    arg.set_type(w)
-            continue
-        op = item
+    for op in _all_ops(module):
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    if isinstance(arg.type, ir.MemRefType) and (w := _widen(arg.type)) is not None:
+                        arg.set_type(w)
         if op.name == "func.func":
             ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
             new = ir.FunctionType.get(_widen_all(ft.inputs), _widen_all(ft.results))
@@ -104,7 +106,7 @@ def _is_i8_memref(v: ir.Value) -> bool:
 
 
 def _fix_accesses(module: ir.Operation) -> None:
-    for op in [o for o in _all_ops(module) if isinstance(o, ir.Operation)]:
+    for op in _all_ops(module):
         name = op.name
         if name in ("memref.load", "vector.transfer_read", "vector.load", "affine.load"):
             if _is_i8_memref(op.operands[0]) and (_is_i1(op.results[0].type)

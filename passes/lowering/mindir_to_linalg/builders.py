@@ -170,28 +170,81 @@ def broadcast_to(v: ir.Value, out_shape: Sequence[int]) -> ir.Value:
 
 # --- counter-based random numbers (shared by dropout and the random ops) --------
 #
-# Element i of a random tensor is a pure function of (seed, i): the splitmix64
-# finalizer of seed * 0x9E3779B97F4A7C15 + (i + 1) * 0xBF58476D1CE4E5B9 (all
-# arithmetic mod 2^64), so results do not depend on the schedule and are the
-# same on every target. Reference (numpy, uint64 with wraparound):
-#   z = seed * 0x9E3779B97F4A7C15 + (i + 1) * 0xBF58476D1CE4E5B9
-#   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-#   z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-#   z = z ^ (z >> 31)
-#   u = (z >> (64 - m)) * 2**-m      m = mantissa bits + 1 (f16 11, bf16 8, f32 24, f64 53)
-# so u is uniform on [0, 1) and exactly representable in the element type.
+# One generator for mindir.random_uniform, mindir.random_normal and
+# mindir.dropout: element i of a random tensor is a pure function of
+# (seed, stream, offset, i), so results do not depend on the schedule and are
+# the same on every target. All arithmetic is on uint64, mod 2^64:
+#
+#   G = 0x9E3779B97F4A7C15                       (the splitmix64 increment)
+#   mix(z): z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+#           z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+#           z ^ (z >> 31)                        (the splitmix64 finalizer)
+#   s = mix(seed * G + stream + 1)               stream key, at compile time
+#   k = mix(s + offset * G)                      tensor key, once per execution
+#   h = mix(k + (i + 1) * G)                     element i (row-major linear index)
+#   u = (h >> (64 - m)) * 2^-m                   uniform on [0, 1), exact in the type
+#
+# m is the float's mantissa precision (f16 11, bf16 8, f32 24, f64 53). The
+# offset is the op's optional 0-d i64 operand (0 without one): the frontend
+# feeds it a counter that advances at every execution, so a compiled graph draws
+# new numbers on each run. The keys k of consecutive offsets are consecutive
+# outputs of splitmix64 seeded by s, and the elements consecutive outputs of
+# splitmix64 seeded by k. Streams: random_uniform 0, random_normal 1 and 2
+# (the two uniforms of Box-Muller), dropout 3.
 
-HASH_SEED_MUL = 0x9E3779B97F4A7C15
-HASH_M1 = 0xBF58476D1CE4E5B9
-HASH_M2 = 0x94D049BB133111EB
+RNG_GAMMA = 0x9E3779B97F4A7C15
+RNG_M1 = 0xBF58476D1CE4E5B9
+RNG_M2 = 0x94D049BB133111EB
+M64 = (1 << 64) - 1
+
+STREAM_UNIFORM, STREAM_NORMAL_1, STREAM_NORMAL_2, STREAM_DROPOUT = 0, 1, 2, 3
+
+
+def mix64(z: int) -> int:
+    """The splitmix64 finalizer on Python ints (compile-time keys)."""
+    z &= M64
+    z = ((z ^ (z >> 30)) * RNG_M1) & M64
+    z = ((z ^ (z >> 27)) * RNG_M2) & M64
+    return z ^ (z >> 31)
+
+
+def stream_key(seed: int, stream: int) -> int:
+    """s = mix(seed * G + stream + 1), the compile-time key of (seed, stream)."""
+    return mix64(seed * RNG_GAMMA + stream + 1)
 
 
 def _i64_const(v: int) -> ir.Value:
     i64 = ir.IntegerType.get_signless(64)
-    v &= (1 << 64) - 1
+    v &= M64
     if v >= 1 << 63:
         v -= 1 << 64
     return arith.ConstantOp(i64, ir.IntegerAttr.get(i64, v)).result
+
+
+def _mix64_ir(z: ir.Value) -> ir.Value:
+    for shift, mul in ((30, RNG_M1), (27, RNG_M2), (31, None)):
+        z = arith.XOrIOp(z, arith.ShRUIOp(z, _i64_const(shift)).result).result
+        if mul is not None:
+            z = arith.MulIOp(z, _i64_const(mul)).result
+    return z
+
+
+def rng_key(seed: int, stream: int, offset: ir.Value | None):
+    """The tensor key k of (seed, stream, offset). Without an offset operand it
+    is a compile-time int; with one (a 0-d i64 tensor) an i64 value computed at
+    the insertion point (call it outside the linalg.generic)."""
+    s = stream_key(seed, stream)
+    if offset is None:
+        return mix64(s)
+    o = tensor.ExtractOp(offset, []).result
+    return _mix64_ir(arith.AddIOp(_i64_const(s),
+                                  arith.MulIOp(o, _i64_const(RNG_GAMMA)).result).result)
+
+
+def rng_offset(op) -> ir.Value | None:
+    """The optional `offset` operand of a random op (None when absent)."""
+    off = getattr(op, "offset", None)
+    return off if isinstance(off, ir.Value) else None
 
 
 def linear_index(shape: Sequence[int]) -> ir.Value:
@@ -211,20 +264,17 @@ def linear_index(shape: Sequence[int]) -> ir.Value:
     return arith.IndexCastOp(ir.IntegerType.get_signless(64), lin).result
 
 
-def hash_u64(seed: int, index: ir.Value) -> ir.Value:
-    """splitmix64 hash of (seed, index) as i64 bits (index: an i64 value)."""
-    z = arith.AddIOp(_i64_const(seed * HASH_SEED_MUL),
-                     arith.MulIOp(arith.AddIOp(index, _i64_const(1)).result,
-                                  _i64_const(HASH_M1)).result).result
-    for shift, mul in ((30, HASH_M1), (27, HASH_M2), (31, None)):
-        z = arith.XOrIOp(z, arith.ShRUIOp(z, _i64_const(shift)).result).result
-        if mul is not None:
-            z = arith.MulIOp(z, _i64_const(mul)).result
-    return z
+def hash_u64(key, index: ir.Value) -> ir.Value:
+    """h = mix(key + (index + 1) * G) as i64 bits; key: an int or an i64 value
+    (from rng_key), index: an i64 value."""
+    k = key if isinstance(key, ir.Value) else _i64_const(key)
+    step = arith.MulIOp(arith.AddIOp(index, _i64_const(1)).result,
+                        _i64_const(RNG_GAMMA)).result
+    return _mix64_ir(arith.AddIOp(k, step).result)
 
 
 def uniform_bits(elem: ir.Type) -> int:
-    """Random bits used for a uniform [0, 1) float of type elem."""
+    """Random bits used for a uniform [0, 1) float of type elem (its precision)."""
     if isinstance(elem, ir.F16Type):
         return 11
     if isinstance(elem, ir.BF16Type):
@@ -234,9 +284,13 @@ def uniform_bits(elem: ir.Type) -> int:
     return 24
 
 
-def uniform_hash(seed: int, index: ir.Value, elem: ir.Type) -> ir.Value:
-    """A float of type elem, uniform on [0, 1), from hash_u64(seed, index)."""
-    m = uniform_bits(elem)
-    top = arith.ShRUIOp(hash_u64(seed, index), _i64_const(64 - m)).result
-    f = arith.UIToFPOp(elem, top).result
-    return arith.MulFOp(f, constant(elem, 2.0 ** -m)).result
+def unit_uniform(h: ir.Value, bits: int, ct: ir.Type) -> ir.Value:
+    """u = (h >> (64 - bits)) * 2^-bits in [0, 1), exactly, as float type ct."""
+    top = arith.ShRUIOp(h, _i64_const(64 - bits)).result
+    f = arith.UIToFPOp(ct, top).result
+    return arith.MulFOp(f, constant(ct, 2.0 ** -bits)).result
+
+
+def uniform_hash(key, index: ir.Value, elem: ir.Type) -> ir.Value:
+    """A float of type elem, uniform on [0, 1), from hash_u64(key, index)."""
+    return unit_uniform(hash_u64(key, index), uniform_bits(elem), elem)

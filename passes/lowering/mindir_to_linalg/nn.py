@@ -26,9 +26,11 @@ Conventions (see dialects/MindIR.td and lib/MindIROps.cpp):
   window; the argmax is computed with an order-independent tie-break. A
   window entirely in the padding (only with pad >= kernel) gives -inf (max)
   and 0 (average).
-- softmax/log_softmax/cross-entropy subtract the max before exp; layer/batch
+- softmax/log_softmax/cross-entropy subtract the max before exp (softmax
+  materializes e = exp(x - max) once, then sums and divides it); layer/batch
   norm use two-pass mean and biased variance, rstd = rsqrt(var + eps).
-- dropout uses builders.uniform_hash (splitmix64 of (seed, linear index)).
+- dropout uses the counter-based generator of builders.py (splitmix64 of
+  (seed, stream 3, offset, linear index)); mask = u < keep_prob.
 """
 from __future__ import annotations
 
@@ -40,7 +42,8 @@ from mlir.dialects import arith, linalg, math, tensor
 import msmlir.dialects.mindir  # noqa: F401  (registers the op view classes)
 
 from . import lowering
-from .builders import constant, empty, fill, linear_index, tensor_type, uniform_hash
+from .builders import (STREAM_DROPOUT, constant, empty, fill, linear_index, rng_key, rng_offset,
+                       tensor_type, uniform_hash)
 from .shape import extract_slice, gather_generic, pad_const, reshape_to, transpose_to
 
 # ----------------------------------------------------------------------------
@@ -516,14 +519,20 @@ def _axis(op, rank):
 
 @lowering("mindir.softmax")
 def lower_softmax(op):
+    """e = exp(x - max) once (materialized), sum(e) over the axis, e / sum."""
     x = op.x
-    rank = len(_shape(x))
-    m, s, keep = _softmax_parts(x, _axis(op, rank))
-    return _generic_maps(
-        [x, m, s], [empty(_shape(x), _elem(x))],
-        [_map(rank, range(rank)), _map(rank, keep), _map(rank, keep), _map(rank, range(rank))],
-        ["parallel"] * rank,
-        lambda a, mm, ss, _: arith.DivFOp(math.ExpOp(arith.SubFOp(a, mm).result).result, ss).result)[0]
+    shape = _shape(x)
+    rank = len(shape)
+    elem = _elem(x)
+    axis = _axis(op, rank)
+    keep = [i for i in range(rank) if i != axis]
+    ident, kmap = _map(rank, range(rank)), _map(rank, keep)
+    m = _max_over(x, [axis])
+    e = _generic_maps([x, m], [empty(shape, elem)], [ident, kmap, ident], ["parallel"] * rank,
+                      lambda a, mm, _: math.ExpOp(arith.SubFOp(a, mm).result).result)[0]
+    s = _reduce(e, [axis], 0.0, lambda a, acc: arith.AddFOp(acc, a).result)
+    return _generic_maps([e, s], [empty(shape, elem)], [ident, kmap, ident], ["parallel"] * rank,
+                         lambda a, ss, _: arith.DivFOp(a, ss).result)[0]
 
 
 @lowering("mindir.log_softmax")
@@ -690,11 +699,11 @@ def lower_dropout(op):
     rank = len(shape)
     elem = _elem(x)
     keep_prob = _float(op.keep_prob)
-    seed = _int(op.seed)
+    key = rng_key(_int(op.seed), STREAM_DROPOUT, rng_offset(op))
     kp = constant(elem, keep_prob)
 
     def body(a, _y, _m):
-        u = uniform_hash(seed, linear_index(shape), elem)
+        u = uniform_hash(key, linear_index(shape), elem)
         keep = arith.CmpFOp(arith.CmpFPredicate.OLT, u, kp).result
         mask = arith.SelectOp(keep, constant(elem, 1.0), constant(elem, 0.0)).result
         return [arith.DivFOp(arith.MulFOp(a, mask).result, kp).result, mask]

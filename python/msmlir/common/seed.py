@@ -10,6 +10,12 @@ are seeded from the operating system).
 Internally each consumer asks for its own stream with `generator(purpose)`:
 streams for different purposes are independent, and the n-th draw of a given
 stream is the same in every run with the same seed.
+
+The compiled random ops (dropout, uniform, normal) are counter-based; their
+run-time state is one process-wide counter, `next_rng_offset()`, read once per
+execution of a compiled function that draws random numbers (see
+`msmlir.frontend.builder.RNG_COUNTER`). `set_seed` restarts it, so the sequence
+of random tensors is reproducible; without a seed it starts as for seed 0.
 """
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ __all__ = ["set_seed", "get_seed", "generator"]
 _LOCK = threading.Lock()
 _SEED: int | None = None
 _STREAMS: dict = {}
+_RNG_DRAWS = 0      # executions that have read the RNG counter since the last set_seed
 
 
 def set_seed(seed):
@@ -30,7 +37,7 @@ def set_seed(seed):
 
     Also seeds numpy's global generator (`np.random.seed`), as MindSpore does.
     """
-    global _SEED
+    global _SEED, _RNG_DRAWS
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise TypeError(f"For 'set_seed', the argument 'seed' must be an int, but got "
@@ -42,6 +49,7 @@ def set_seed(seed):
     with _LOCK:
         _SEED = seed
         _STREAMS.clear()
+        _RNG_DRAWS = 0
     if seed is not None:
         np.random.seed(seed)
 
@@ -72,3 +80,16 @@ def generator(purpose: str) -> np.random.Generator:
                 g = np.random.default_rng([_SEED, _stable_hash(purpose)])
             _STREAMS[purpose] = g
         return g
+
+
+def next_rng_offset() -> int:
+    """The next value of the RNG counter of the compiled random ops: an int64
+    made of the global seed (high 32 bits; 0 when none) and the number of
+    earlier reads since `set_seed` (low 32 bits)."""
+    global _RNG_DRAWS
+    with _LOCK:
+        n = _RNG_DRAWS
+        _RNG_DRAWS += 1
+        seed = _SEED or 0
+    v = ((seed << 32) + n) & 0xFFFFFFFFFFFFFFFF
+    return v - (1 << 64) if v >= 1 << 63 else v

@@ -466,20 +466,30 @@ def tensor(data, dtype=None):
     return to_tensor(data, dtype)
 
 
+def _rng_offset():
+    off = _b.rng_offset()  # the run-time RNG counter (frontend/builder.py)
+    return None if off is None else off.value
+
+
 @primitive
 def random_uniform(shape, seed=0, minval=0.0, maxval=1.0, dtype=None):
-    """Stateless seeded uniform random numbers in [minval, maxval) (mindir.random_uniform)."""
+    """Seeded uniform random numbers in [minval, maxval) (mindir.random_uniform).
+    Like MindSpore's stateful RNG, every execution draws new numbers (the op's
+    offset is the RNG counter); `msmlir.set_seed` restarts the sequence."""
     s, dt = _shape_dtype(shape, dtype, "random_uniform")
     return TensorValue(_b.emit(mindir.RandomUniformOp, _b.tensor_type(s, dt), _b.i64_attr(seed),
-                               minval=_b.f64_attr(minval), maxval=_b.f64_attr(maxval)))
+                               minval=_b.f64_attr(minval), maxval=_b.f64_attr(maxval),
+                               offset=_rng_offset()))
 
 
 @primitive
 def random_normal(shape, seed=0, mean=0.0, stddev=1.0, dtype=None):
-    """Stateless seeded normal random numbers (mindir.random_normal)."""
+    """Seeded normal random numbers (mindir.random_normal); new numbers at every
+    execution, as random_uniform."""
     s, dt = _shape_dtype(shape, dtype, "random_normal")
     return TensorValue(_b.emit(mindir.RandomNormalOp, _b.tensor_type(s, dt), _b.i64_attr(seed),
-                               mean=_b.f64_attr(mean), stddev=_b.f64_attr(stddev)))
+                               mean=_b.f64_attr(mean), stddev=_b.f64_attr(stddev),
+                               offset=_rng_offset()))
 
 
 @primitive

@@ -120,14 +120,19 @@ class BatchNorm:
 
 
 def _dropout2(x, keep_prob, seed):
+    # `offset`: the run-time RNG counter, so every execution draws a new mask
+    # (frontend/builder.py, "The RNG counter"); the seed only selects the stream
     t = _float(x)
-    return emit(mindir.DropoutOp, t.value, keep_prob=_b.f64_attr(keep_prob), seed=_b.i64_attr(seed))
+    off = _b.rng_offset()
+    return emit(mindir.DropoutOp, t.value, keep_prob=_b.f64_attr(keep_prob), seed=_b.i64_attr(seed),
+                offset=None if off is None else off.value)
 
 
 @primitive
 def dropout(input, p=0.5, training=True, seed=None):
     """Zeroes elements with probability p and scales the rest by 1/(1-p)
-    (ops.dropout); the identity when not training."""
+    (ops.dropout); the identity when not training. Each call site draws a new
+    mask at every execution (the RNG counter; `msmlir.set_seed` restarts it)."""
     if not training or p == 0:
         return to_tensor(input)
     if not 0 <= p < 1:

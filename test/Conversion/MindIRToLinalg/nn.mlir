@@ -248,7 +248,8 @@ func.func @avg_pool2d_grad(%dy: tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32> {
 
 // -----
 
-// softmax along axis 0: max, sum of exp(x - max), exp(x - max) / sum.
+// softmax along axis 0: max, e = exp(x - max) computed once (an elementwise
+// generic), sum of e, e / sum.
 // CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[RED:.+]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @softmax
@@ -257,14 +258,18 @@ func.func @avg_pool2d_grad(%dy: tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32> {
 //       CHECK:   %[[M0:.+]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.+}} : tensor<10xf32>)
 //       CHECK:   %[[M:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[RED]]], iterator_types = ["reduction", "parallel"]} ins(%[[X]] : tensor<4x10xf32>) outs(%[[M0]] : tensor<10xf32>)
 //       CHECK:     arith.maximumf
-//       CHECK:   %[[S:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[RED]], #[[RED]]], iterator_types = ["reduction", "parallel"]} ins(%[[X]], %[[M]] :
-//       CHECK:     arith.subf
-//       CHECK:     math.exp
-//       CHECK:     arith.addf
-//       CHECK:   %[[Y:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[RED]], #[[RED]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[M]], %[[S]] :
+//       CHECK:   %[[E:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[RED]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[M]] :
 //       CHECK:     %[[D:.+]] = arith.subf
-//       CHECK:     %[[E:.+]] = math.exp %[[D]]
-//       CHECK:     arith.divf %[[E]]
+//       CHECK:     %[[EX:.+]] = math.exp %[[D]]
+//       CHECK:     linalg.yield %[[EX]]
+//       CHECK:   %[[S:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[RED]]], iterator_types = ["reduction", "parallel"]} ins(%[[E]] :
+//   CHECK-NOT:     math.exp
+//       CHECK:     arith.addf
+//       CHECK:   %[[Y:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[RED]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[E]], %[[S]] :
+//       CHECK:   ^bb0(%[[A:.+]]: f32, %[[SS:.+]]: f32, %{{.+}}: f32):
+//   CHECK-NOT:     math.exp
+//       CHECK:     %[[Q:.+]] = arith.divf %[[A]], %[[SS]]
+//       CHECK:     linalg.yield %[[Q]]
 //       CHECK:   return %[[Y]]
 func.func @softmax(%x: tensor<4x10xf32>) -> tensor<4x10xf32> {
   %y = mindir.softmax %x {axis = 0 : i64} : tensor<4x10xf32>
@@ -362,8 +367,11 @@ func.func @batch_norm_eval(%x: tensor<2x3x4x4xf32>, %s: tensor<3xf32>, %b: tenso
 
 // -----
 
-// dropout: a splitmix64 hash of (seed, linear index) -> uniform [0, 1) with 24
-// bits, mask = u < keep_prob, y = x * mask / keep_prob.
+// dropout: the counter-based generator (splitmix64) of (seed 7, stream 3,
+// linear index): the key k = mix(mix(7 * G + 3 + 1)) = -7414371635850079361
+// (with G = 0x9E3779B97F4A7C15), element i hashes k + (i + 1) * G; the top 24
+// bits give u in [0, 1); mask = u < keep_prob, y = x * mask / keep_prob. The
+// run-time offset operand: random_offset.mlir.
 // CHECK-LABEL: func.func @dropout
 //  CHECK-SAME:   (%[[X:.+]]: tensor<4x8xf32>)
 //       CHECK:   %[[KP:.+]] = arith.constant 7.500000e-01 : f32
@@ -374,9 +382,15 @@ func.func @batch_norm_eval(%x: tensor<2x3x4x4xf32>, %s: tensor<3xf32>, %b: tenso
 //       CHECK:     %[[C8:.+]] = arith.constant 8 : index
 //       CHECK:     %[[ROW:.+]] = arith.muli %[[I0]], %[[C8]] : index
 //       CHECK:     %[[LIN:.+]] = arith.addi %[[ROW]], %[[I1]] : index
-//       CHECK:     arith.index_cast %[[LIN]] : index to i64
-//       CHECK:     arith.constant 6018027440424182931 : i64
-//       CHECK:     arith.shrui %{{.+}}, %{{.+}} : i64
+//       CHECK:     %[[LIN64:.+]] = arith.index_cast %[[LIN]] : index to i64
+//       CHECK:     %[[K:.+]] = arith.constant -7414371635850079361 : i64
+//       CHECK:     %[[NEXT:.+]] = arith.addi %[[LIN64]], %{{.+}} : i64
+//       CHECK:     %[[G:.+]] = arith.constant -7046029254386353131 : i64
+//       CHECK:     %[[STEP:.+]] = arith.muli %[[NEXT]], %[[G]] : i64
+//       CHECK:     %[[Z:.+]] = arith.addi %[[K]], %[[STEP]] : i64
+//       CHECK:     arith.shrui %[[Z]], %{{.+}} : i64
+//       CHECK:     arith.constant -4658895280553007687 : i64
+//       CHECK:     arith.constant -7723592293110705685 : i64
 //       CHECK:     arith.xori
 //       CHECK:     %[[C40:.+]] = arith.constant 40 : i64
 //       CHECK:     %[[TOP:.+]] = arith.shrui %{{.+}}, %[[C40]] : i64

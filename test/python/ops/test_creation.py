@@ -3,8 +3,8 @@ random_uniform, random_normal), compiled through msmlir-cpu-pipeline.
 
 The random ops are checked bit for bit against an independent numpy
 implementation of the counter-based generator the lowering documents
-(passes/lowering/mindir_to_linalg/creation.py), and statistically on large
-samples."""
+(passes/lowering/mindir_to_linalg/builders.py: splitmix64 of (seed, stream,
+offset, i)), and statistically on large samples."""
 from __future__ import annotations
 
 import math
@@ -14,43 +14,43 @@ import pytest
 
 from mindir_cases import Case, bf16_round, check_cases, rng
 
-M32 = 0xFFFFFFFF
+M64 = (1 << 64) - 1
 
 
 # --- the generator, in numpy ----------------------------------------------------
+#
+# splitmix64 (Steele, Lea, Flood 2014): the tensor key of (seed, stream, offset)
+# is k = mix(mix(seed * G + stream + 1) + offset * G) and element i is
+# mix(k + (i + 1) * G), i.e. the (i+1)-th output of splitmix64 seeded with k.
 
-def fmix32_int(h: int) -> int:
-    h &= M32
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & M32
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & M32
-    return h ^ (h >> 16)
-
-
-def keys(seed: int, stream: int):
-    s = seed & 0xFFFFFFFFFFFFFFFF
-    lo, hi = s & M32, s >> 32
-    k0 = fmix32_int(lo ^ fmix32_int(hi + 0x9E3779B9 * (stream + 1)))
-    k1 = fmix32_int(k0 + 0x7F4A7C15)
-    k2 = fmix32_int(k1 ^ 0x165667B1)
-    return k0, k1, k2
+GAMMA = 0x9E3779B97F4A7C15
+STREAM_UNIFORM, STREAM_NORMAL_1, STREAM_NORMAL_2 = 0, 1, 2
 
 
-def fmix32(h: np.ndarray) -> np.ndarray:
-    h = h ^ (h >> np.uint32(16))
-    h = h * np.uint32(0x85EBCA6B)
-    h = h ^ (h >> np.uint32(13))
-    h = h * np.uint32(0xC2B2AE35)
-    return h ^ (h >> np.uint32(16))
+def mix64_int(z: int) -> int:
+    z &= M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
 
 
-def hash_counter(n: int, seed: int, stream: int) -> np.ndarray:
-    k0, k1, k2 = (np.uint32(k) for k in keys(seed, stream))
-    i = np.arange(n, dtype=np.uint64).astype(np.uint32)
-    h = fmix32(i ^ k0)
-    h = fmix32(h + k1)
-    return fmix32(h ^ k2)
+def mix64(z: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def tensor_key(seed: int, stream: int, offset: int = 0) -> int:
+    s = mix64_int(seed * GAMMA + stream + 1)
+    return mix64_int(s + offset * GAMMA)
+
+
+def hash_counter(n: int, seed: int, stream: int, offset: int = 0) -> np.ndarray:
+    k = np.uint64(tensor_key(seed, stream, offset))
+    i = np.arange(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return mix64(k + (i + np.uint64(1)) * np.uint64(GAMMA))
 
 
 def _below(v, dt):
@@ -62,17 +62,17 @@ def _below(v, dt):
     return np.nextafter(dt(v), dt(-np.inf))
 
 
-def ref_uniform(shape, dt, seed, lo=0.0, hi=1.0):
+def ref_uniform(shape, dt, seed, lo=0.0, hi=1.0, offset=0):
     """dt: np.float16/32/64 or "bf16" (returned as f32 holding bf16 values)."""
     n = int(np.prod(shape))
-    h = hash_counter(n, seed, 0)
+    h = hash_counter(n, seed, STREAM_UNIFORM, offset)
     if dt == np.float64:
-        u = h.astype(np.float64) * 2.0 ** -32
+        u = (h >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
         v = np.float64(lo) + u * np.float64(hi - lo)
         v = np.where(v < np.float64(hi), v, _below(hi, np.float64))
         return v.reshape(shape)
     bits = {np.float32: 24, np.float16: 11, "bf16": 8}[dt]
-    u = (h >> np.uint32(32 - bits)).astype(np.float32) * np.float32(2.0 ** -bits)
+    u = (h >> np.uint64(64 - bits)).astype(np.float32) * np.float32(2.0 ** -bits)
     v = np.float32(lo) + u * np.float32(hi - lo)  # f32 arithmetic, as the lowering
     if dt == np.float16:
         v = v.astype(np.float16)
@@ -86,21 +86,22 @@ def ref_uniform(shape, dt, seed, lo=0.0, hi=1.0):
     return v.reshape(shape)
 
 
-def ref_normal_uniforms(shape, seed, f64: bool):
+def ref_normal_uniforms(shape, seed, f64: bool, offset=0):
     n = int(np.prod(shape))
-    h1, h2 = hash_counter(n, seed, 1), hash_counter(n, seed, 2)
+    h1 = hash_counter(n, seed, STREAM_NORMAL_1, offset)
+    h2 = hash_counter(n, seed, STREAM_NORMAL_2, offset)
     if f64:
-        u1 = 1.0 - h1.astype(np.float64) * 2.0 ** -32
-        u2 = h2.astype(np.float64) * 2.0 ** -32
+        u1 = 1.0 - (h1 >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+        u2 = (h2 >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
     else:
-        u1 = np.float32(1.0) - (h1 >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)
-        u2 = (h2 >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)
+        u1 = np.float32(1.0) - (h1 >> np.uint64(40)).astype(np.float32) * np.float32(2.0 ** -24)
+        u2 = (h2 >> np.uint64(40)).astype(np.float32) * np.float32(2.0 ** -24)
     return u1, u2
 
 
-def ref_normal(shape, dt, seed, mean=0.0, std=1.0):
+def ref_normal(shape, dt, seed, mean=0.0, std=1.0, offset=0):
     """Box-Muller from the same uniforms, evaluated in float64."""
-    u1, u2 = ref_normal_uniforms(shape, seed, dt == np.float64)
+    u1, u2 = ref_normal_uniforms(shape, seed, dt == np.float64, offset)
     if dt != np.float64:  # the f32 constant 2*pi of the lowering
         two_pi = np.float64(np.float32(2 * math.pi))
         angle = np.float64(np.float32(two_pi) * u2.astype(np.float32))
@@ -113,16 +114,17 @@ def ref_normal(shape, dt, seed, mean=0.0, std=1.0):
     return v.astype(dt).reshape(shape)
 
 
-def test_hash_is_murmur_finalizer():
-    """The numpy generator matches the plain-Python one (guards the numpy
-    uint32 arithmetic) and the murmur3 finalizer's known values."""
-    assert fmix32_int(0) == 0
-    assert fmix32_int(1) == 0x514E28B7
-    seed = 12345
-    k = keys(seed, 0)
-    want = [fmix32_int(fmix32_int((fmix32_int(i ^ k[0]) + k[1]) & M32) ^ k[2])
-            for i in range(100)]
-    assert hash_counter(100, seed, 0).tolist() == want
+def test_hash_is_splitmix64():
+    """The reference generator is splitmix64: its finalizer gives the published
+    first outputs of splitmix64 seeded with 0, and the numpy (uint64
+    wraparound) version matches plain Python ints."""
+    assert mix64_int(GAMMA) == 0xE220A8397B1DCDAF
+    assert mix64_int(2 * GAMMA) == 0x6E789E6AA1B965F4
+    assert mix64_int(3 * GAMMA) == 0x06C45D188009454F
+    for seed, stream, offset in [(12345, 0, 0), (-1, 2, 7), (2 ** 40 + 7, 1, -3)]:
+        k = tensor_key(seed, stream, offset)
+        want = [mix64_int(k + (i + 1) * GAMMA) for i in range(100)]
+        assert hash_counter(100, seed, stream, offset).tolist() == want
 
 
 def _random_case(op, shape, dt, attrs, expected, rtol=0.0, atol=0.0):
@@ -155,6 +157,29 @@ def test_random_uniform_bitexact():
         exp = ref_uniform((7, 13), "bf16", seed).astype(np.float32)
         cases.append(Case("mindir.random_uniform", [], exp, {"seed": seed}, via="bf16"))
     check_cases(cases)
+
+
+# Run-time offsets (the optional 0-d i64 operand): 0 equals no operand.
+OFFSETS = [0, 1, 2, -5, 2 ** 40 + 3]
+
+
+def test_random_uniform_offset():
+    cases = []
+    for off in OFFSETS:
+        for dt in [np.float32, np.float64, np.float16]:
+            cases.append(Case("mindir.random_uniform", [np.array(off, np.int64)],
+                              ref_uniform((7, 13), dt, 42, -1.0, 3.0, offset=off),
+                              {"seed": 42, "minval": -1.0, "maxval": 3.0}))
+        cases.append(Case("mindir.random_uniform", [np.array(off, np.int64)],
+                          ref_uniform((4096,), np.float32, 3, offset=off), {"seed": 3}))
+    check_cases(cases)
+    # offsets give different numbers; offset 0 is the op without an offset
+    u = [ref_uniform((4096,), np.float32, 3, offset=o) for o in OFFSETS]
+    assert np.array_equal(u[0], ref_uniform((4096,), np.float32, 3))
+    for i in range(len(u)):
+        for j in range(i):
+            assert (u[i] != u[j]).mean() > 0.99
+            assert abs(np.corrcoef(u[i], u[j])[0, 1]) < 5 / math.sqrt(4096)
 
 
 def test_random_uniform_properties():
@@ -200,6 +225,11 @@ def test_random_normal():
     n = 1 << 20
     cases.append(Case("mindir.random_normal", [], ref_normal((n,), np.float32, 11, 3.0, 2.0),
                       {"seed": 11, "mean": 3.0, "stddev": 2.0}, 1e-5, 1e-5))
+    for off in OFFSETS[1:]:
+        for dt, rt, at in [(np.float32, 1e-5, 1e-5), (np.float64, 1e-12, 1e-12)]:
+            cases.append(Case("mindir.random_normal", [np.array(off, np.int64)],
+                              ref_normal((33, 64), dt, 4, 1.5, 0.25, offset=off),
+                              {"seed": 4, "mean": 1.5, "stddev": 0.25}, rt, at))
     check_cases(cases)
     z = (ref_normal((n,), np.float32, 11, 3.0, 2.0).astype(np.float64) - 3.0) / 2.0
     assert abs(z.mean()) < 5 / math.sqrt(n)

@@ -461,16 +461,28 @@ def test_batch_norm():
     check_cases(cases)
 
 
-def splitmix_uniform(seed, n, bits=24):
-    """The counter-based hash of builders.uniform_hash, in numpy."""
-    m64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+GAMMA = 0x9E3779B97F4A7C15
+M64 = (1 << 64) - 1
+STREAM_DROPOUT = 3
+
+
+def _mix64_int(z):
+    z &= M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def splitmix_uniform(seed, n, bits=24, offset=0):
+    """The counter-based generator of the lowering (builders.py), in numpy:
+    element i is the (i+1)-th splitmix64 output seeded with the tensor key
+    k = mix(mix(seed * G + stream + 1) + offset * G), dropout's stream is 3."""
+    k = _mix64_int(_mix64_int(seed * GAMMA + STREAM_DROPOUT + 1) + offset * GAMMA)
     with np.errstate(over="ignore"):
-        i = np.arange(n, dtype=np.uint64)
-        z = np.uint64((seed * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) + \
-            (i + np.uint64(1)) * np.uint64(0xBF58476D1CE4E5B9)
+        z = np.uint64(k) + (np.arange(n, dtype=np.uint64) + np.uint64(1)) * np.uint64(GAMMA)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = (z ^ (z >> np.uint64(31))) & m64
+        z = z ^ (z >> np.uint64(31))
     return (z >> np.uint64(64 - bits)).astype(np.float64) * 2.0 ** -bits
 
 
@@ -485,11 +497,25 @@ def test_dropout():
         y = x * mask / np.float32(kp)
         cases.append(Case("mindir.dropout", [x], [y, mask], {"keep_prob": f64(kp), "seed": seed}))
         expect.append((mask, kp))
+    # with the run-time offset operand (0: the same as without it)
+    x = r.standard_normal((64, 33)).astype(np.float32)
+    off_masks = []
+    for off in (0, 1, 2, -7, 2 ** 40 + 1):
+        u = splitmix_uniform(7, x.size, offset=off).reshape(x.shape)
+        mask = (u < 0.75).astype(np.float32)
+        off_masks.append(mask)
+        cases.append(Case("mindir.dropout", [x, np.array(off, np.int64)],
+                          [x * mask / np.float32(0.75), mask],
+                          {"keep_prob": f64(0.75), "seed": 7}, label=f"offset {off}"))
     check_cases(cases)
     # the mask keeps about keep_prob of the elements, and another seed differs
     m0, kp = expect[0]
     assert abs(m0.mean() - kp) < 0.03
     assert (m0 != expect[3][0]).mean() > 0.2
+    # offset 0 is the op without an offset; other offsets give other masks
+    assert np.array_equal(off_masks[0], m0)
+    for m in off_masks[1:]:
+        assert (m != m0).mean() > 0.2 and abs(m.mean() - 0.75) < 0.03
 
 
 def test_one_hot():

@@ -67,7 +67,8 @@ class Identity(Cell):
 
 class Dropout(Cell):
     """Dropout(keep_prob=None, p=None): zeroes with probability p (default 0.5) in
-    training; the identity in eval mode."""
+    training, with a new mask at every call, also in a compiled (graph mode)
+    train step; the identity in eval mode."""
 
     def __init__(self, keep_prob=None, p=None, dtype=mstype.float32):
         super().__init__()
