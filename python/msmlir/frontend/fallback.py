@@ -351,16 +351,37 @@ def host_print(args, kwargs):
     return None
 
 
-def host_call(fn, args, kwargs, *, what=None, wrap=np.asarray):
+def host_call(fn, args, kwargs, *, what=None, wrap=np.asarray, result_types=None):
     """`fn(*args, **kwargs)` run by the interpreter at run time; the tensors in
     the arguments are passed as numpy arrays (`wrap`). Returns the result tree
-    with TensorValues, its types fixed by calling `fn` on arrays of ones now."""
+    with TensorValues. Its types are `result_types` ((out_spec, [(shape, msmlir
+    dtype)]), as ops.Custom declares them) or found by calling `fn` on arrays of
+    ones now (JIT Fallback, which then warns: compiled code is faster)."""
     pos = _b.current_pos()
     what = what or _describe_fn(fn)
     spec, leaves = _flatten((tuple(args), dict(kwargs)))
     inputs = _tensor_leaves(leaves)
     in_sigs = [_np_sig(t) for t in inputs]
-    origin = _origin(what, pos)
+    if result_types is None:
+        out_spec, outs = _probe(fn, spec, leaves, in_sigs, wrap, what)
+    else:
+        out_spec, outs = result_types
+    out_sigs, rtypes = [], []
+    for shape, dt in outs:
+        out_sigs.append((tuple(shape), np.dtype(dt.to_numpy())))
+        rtypes.append(_b.tensor_type(shape, dt))
+    cb = HostCallback(_calling(fn, spec, leaves, wrap, out_spec), in_sigs, out_sigs,
+                      _origin(what, pos), pos)
+    if pos is not None and result_types is None:
+        warnings.warn_explicit(f"{what} on a tensor runs in the Python interpreter at run time "
+                               f"(JIT Fallback host callback); use msmlir.numpy / msmlir.ops to "
+                               f"compile it", FallbackWarning, pos.filename, pos.line)
+    results = _emit(cb, inputs, rtypes)
+    return _unflatten(out_spec, results)
+
+
+def _probe(fn, spec, leaves, in_sigs, wrap, what):
+    """(out_spec, [(shape, dtype)]) of fn's result on arrays of ones."""
     sample = [np.ones(s, d) for s, d in in_sigs]
     a, k = _unflatten(spec, _rebuild_leaves(leaves, sample, wrap))
     try:
@@ -377,22 +398,14 @@ def host_call(fn, args, kwargs, *, what=None, wrap=np.asarray):
         out_spec, outs = _result_leaves(probe)
     except HostCallbackError as e:
         _b.error(f"{what}: {e}")
-    out_sigs, rtypes = [], []
+    types = []
     for r in outs:
         try:
-            dt = _dt.from_numpy(r.dtype)
+            types.append((tuple(r.shape), _dt.from_numpy(r.dtype)))
         except TypeError:
             _b.error(f"{what} returns dtype {r.dtype}, which msmlir tensors do not support; "
                      f"convert it (e.g. .astype(np.int32)) inside the call")
-        out_sigs.append((tuple(r.shape), np.dtype(dt.to_numpy())))
-        rtypes.append(_b.tensor_type(r.shape, dt))
-    cb = HostCallback(_calling(fn, spec, leaves, wrap, out_spec), in_sigs, out_sigs, origin, pos)
-    if pos is not None:
-        warnings.warn_explicit(f"{what} on a tensor runs in the Python interpreter at run time "
-                               f"(JIT Fallback host callback); use msmlir.numpy / msmlir.ops to "
-                               f"compile it", FallbackWarning, pos.filename, pos.line)
-    results = _emit(cb, inputs, rtypes)
-    return _unflatten(out_spec, results)
+    return out_spec, types
 
 
 _HOST_MODULES = ("numpy", "math", "cmath", "scipy", "statistics")

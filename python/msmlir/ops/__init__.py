@@ -15,8 +15,9 @@ from .math import __all__ as _math_all
 from .math import mat_mul  # noqa: F401
 from .nn import *  # noqa: F401,F403
 from .nn import __all__ as _nn_all
+from .custom import Custom  # noqa: F401  (ops.Custom, func_type="pyfunc")
 
-__all__ = ["is_tensor", "to_tensor", "mat_mul"] + _array_all + _math_all + _nn_all
+__all__ = ["is_tensor", "to_tensor", "mat_mul", "Custom"] + _array_all + _math_all + _nn_all
 
 # Function transforms, also under ops as in MindSpore (ops.GradOperation, ops.grad,
 # ops.value_and_grad, ops.vmap); implemented in msmlir.autodiff.

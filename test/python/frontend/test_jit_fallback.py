@@ -339,3 +339,46 @@ def test_vmap_runs_the_callback_once_per_example(capfd):
     out = _quiet(ms.jit(ms.vmap(f, in_axes=(0, None))), X, np.float32(2.0))
     np.testing.assert_array_equal(out, np.sort(X, axis=1)[:, ::-1] * 2)
     assert capfd.readouterr().out.splitlines() == [f"row {X[0]}", f"row {X[1]}"]
+
+
+# ---- ops.Custom(func_type="pyfunc"): declared types, optional bprop ----------------------
+
+def _cube(x):
+    return x ** 3
+
+
+def _cube_bprop(x, out, dout):
+    return (3 * x * x * dout,)
+
+
+def test_custom_pyfunc_forward_and_bprop():
+    op = ops.Custom(_cube, out_shape=lambda s: s, out_dtype=lambda t: t, func_type="pyfunc",
+                    bprop=_cube_bprop)
+    x = np.array([1.0, 2.0, -1.5], np.float32)
+    np.testing.assert_array_equal(op(x), x ** 3)                       # PyNative
+    assert isinstance(op(ms.Tensor(x)), ms.Tensor)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FallbackWarning)                # declared: no probe, no warning
+        np.testing.assert_array_equal(ms.jit(lambda v: op(v) + 1)(x), x ** 3 + 1)
+        np.testing.assert_allclose(ms.jit(ms.grad(lambda v: (op(v) * v).sum()))(x), 4 * x ** 3)
+
+    two = ops.Custom(lambda a: (a.sum(keepdims=True), a * 2), out_shape=lambda s: ((1,), s),
+                     out_dtype=lambda t: (t, ms.float64), func_type="pyfunc")
+    s, d = ms.jit(lambda v: two(v))(x)
+    np.testing.assert_allclose(s, [x.sum()])
+    assert d.dtype == np.float64
+    np.testing.assert_array_equal(d, x * 2)
+
+
+def test_custom_pyfunc_errors():
+    with pytest.raises(ValueError, match="func_type 'akg' is not supported by msmlir"):
+        ops.Custom(_cube, (3,), ms.float32, func_type="akg")
+    bad = ops.Custom(_cube, out_shape=(4,), out_dtype=ms.float32, func_type="pyfunc")
+    x = np.ones(3, np.float32)
+    with pytest.raises(ValueError, match=r"returned shape \[3\], declared \[4\]"):
+        bad(x)
+    with pytest.raises(HostCallbackError, match=r"returned shape \[3\], but graph mode fixed"):
+        ms.jit(lambda v: bad(v))(x)
+    nograd = ops.Custom(_cube, out_shape=lambda s: s, out_dtype=lambda t: t, func_type="pyfunc")
+    with pytest.raises(ms.CompileError, match=r"no gradient through ops.Custom\(_cube\)"):
+        ms.jit(ms.grad(lambda v: nograd(v).sum()))(x)
