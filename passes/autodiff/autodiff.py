@@ -34,6 +34,7 @@ from mlir import ir
 from mlir.dialects import func
 
 from ..registry import PassFailure, register_pass
+from ..symbols import unique_symbol
 from . import control_flow  # noqa: F401  (registers the structured entries)
 from . import custom_bprop  # noqa: F401  (calls of functions with a user bprop; frontend hook)
 from . import emit as E
@@ -108,13 +109,7 @@ class State:
         return f
 
     def unique(self, base: str) -> str:
-        names = set(self.functions())
-        if base not in names:
-            return base
-        i = 1
-        while f"{base}_{i}" in names:
-            i += 1
-        return f"{base}_{i}"
+        return unique_symbol(self.module, base)
 
     def new_func(self, name: str, ins, outs, loc):
         with ir.InsertionPoint(self.body), loc:

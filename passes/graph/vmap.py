@@ -55,6 +55,7 @@ from mlir.dialects import func, scf
 from msmlir.dialects import mindir
 
 from ..registry import PassFailure, register_pass
+from ..symbols import unique_symbol
 
 VMAP_ATTR = "mindir.vmap"
 S = "s"   # bdim of a batched *scalar* (an i1/index value per example), held as tensor<B x T>
@@ -183,13 +184,7 @@ class Batcher:
         return f
 
     def unique(self, base) -> str:
-        names = set(self.functions())
-        if base not in names:
-            return base
-        i = 1
-        while f"{base}_{i}" in names:
-            i += 1
-        return f"{base}_{i}"
+        return unique_symbol(self.module, base)
 
     # values ------------------------------------------------------------------------------
     def bcast(self, v):

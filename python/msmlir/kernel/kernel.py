@@ -34,6 +34,7 @@ from mlir import ir
 from mlir.dialects import func as func_d
 
 from msmlir.dialects import mskernel
+from msmlir.passes.symbols import unique_symbol
 
 from .dsl import (Expr, Idx, IndexVar, KernelDefinitionError, Stage, Tensor, Trace, _TRACES,
                   as_expr)
@@ -215,7 +216,7 @@ class Kernel:
             finally:
                 _TRACES.pop()
             node = _to_node(d, plan, tr.dtype, fdiff_output=(y, st.vars))
-            sym = _unique_symbol(module, f"{self.name}_fdiff_{name}")
+            sym = unique_symbol(module, f"{self.name}_fdiff_{name}")
             scalar = ir.Type.parse(tr.dtype)
             with ir.InsertionPoint(module.regions[0].blocks[0]):
                 f = func_d.FuncOp(sym, ir.FunctionType.get([scalar] * (1 + len(plan.operands)),
@@ -485,15 +486,5 @@ def _enclosing_module(op: ir.Operation) -> ir.Operation:
     return p
 
 
-def _unique_symbol(module: ir.Operation, base: str) -> str:
-    names = set()
-    for o in module.regions[0].blocks[0].operations:
-        if "sym_name" in o.operation.attributes:
-            names.add(ir.StringAttr(o.operation.attributes["sym_name"]).value)
-    if base not in names:
-        return base
-    i = 1
-    while f"{base}_{i}" in names:
-        i += 1
-    return f"{base}_{i}"
+
 
