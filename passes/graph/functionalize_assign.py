@@ -58,9 +58,12 @@ def _functionalize(func: ir.Operation) -> bool:
                 "at the top level of the function, not inside control flow or a callee")
             ok = False
             continue
-        # Reads of the parameter after the assign see the new value.
+        # Reads of the parameter after the assign see the new value (a later
+        # assign to the same parameter still names the parameter: the last wins).
         for use in list(var.uses):
             user = use.owner.operation
+            if user.name == "mindir.assign" and use.operand_number == 0:
+                continue
             anchor = _ancestor_in(user, op.block)
             if anchor is not None and op.is_before_in_block(anchor):
                 user.operands[use.operand_number] = value

@@ -34,3 +34,27 @@ func.func @not_a_param(%p: tensor<4xf32>) -> tensor<4xf32> {
   %a = mindir.assign %n, %p : tensor<4xf32>
   return %a : tensor<4xf32>
 }
+
+// -----
+
+// Two assigns to one parameter (a forward clamp, then the optimizer update):
+// reads between them see the first value, the second reads it too, the last
+// value is written back once.
+// CHECK-LABEL: func.func @two_writes
+// CHECK-SAME: -> (tensor<f32>, tensor<2xf32>)
+// CHECK-SAME: msmlir.writeback = {{\[}}[1, 0]]
+// CHECK-NOT: mindir.assign
+// CHECK: %[[C:.*]] = mindir.relu %arg0
+// CHECK: %[[M:.*]] = mindir.mul %[[C]], %arg1
+// CHECK: %[[L:.*]] = mindir.reduce_sum %[[M]]
+// CHECK: %[[U:.*]] = mindir.sub %[[C]], %arg1
+// CHECK: return %[[L]], %[[U]] : tensor<f32>, tensor<2xf32>
+func.func @two_writes(%w: tensor<2xf32>, %x: tensor<2xf32>) -> tensor<f32> {
+  %c = mindir.relu %w : tensor<2xf32>
+  %a = mindir.assign %w, %c : tensor<2xf32>
+  %m = mindir.mul %w, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %l = mindir.reduce_sum %m : (tensor<2xf32>) -> tensor<f32>
+  %u = mindir.sub %w, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %b = mindir.assign %w, %u : tensor<2xf32>
+  return %l : tensor<f32>
+}

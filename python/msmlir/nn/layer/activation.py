@@ -110,10 +110,8 @@ class ELU(Cell):
 class PReLU(Cell):
     """PReLU(channel=1, w=0.25): x if x > 0 else a[c] * x, a the Parameter 'a' of
     shape (channel,) applied along axis 1. As MindSpore, the slope used is relu(a)
-    (so a negative `a` acts as 0 and gets no gradient). MindSpore also writes
-    relu(a) back into `a` in training; msmlir does not yet (the optimizer's update of
-    the same Parameter in one compiled step would be a second assign), so a negative
-    `a` stays negative in storage, with the same outputs."""
+    (so a negative `a` acts as 0 and gets no gradient), and in training writes relu(a)
+    back into `a` (before the optimizer's update in the same step)."""
 
     def __init__(self, channel=1, w=0.25):
         super().__init__()
@@ -142,6 +140,8 @@ class PReLU(Cell):
             slope = ops.reshape(u, (1, self.w.shape[0]) + (1,) * (x.ndim - 2))
         else:
             slope = u
+        if self.training:
+            ops.assign(self.w, u)
         return ops.select(x > 0.0, x, x * ops.cast(slope, x.dtype))
 
 
