@@ -31,8 +31,11 @@ Batching rules (batch dim B at 0 on batched values, r = per-example rank):
 * reshape/flatten/broadcast_to/transpose/slice/strided_slice/pad/tile: the
   shape/permutation/index attributes get the batch dim prepended;
 * gather: batched params (axis shifted) or batched indices (result dim moved);
-* conv2d/max_pool2d/avg_pool2d/bias_add/softmax_cross_entropy*: the batch
-  is folded into the op's leading N dim (reshape [B*N, ...]) and unfolded after;
+* conv2d/max_pool2d/avg_pool2d/bias_add/softmax_cross_entropy* and the pooling
+  and conv input gradients: the batch is folded into the op's leading N dim
+  (reshape [B*N, ...]) and unfolded after; conv2d_backprop_filter (per-example
+  filter gradients): the examples become convolution groups;
+* host_callback (JIT Fallback): the Python function runs once per example;
 * func.call: the callee is batched for the call's pattern of batched operands
   (cached; a per-example scalar, e.g. a saved branch condition, crosses the
   call as a tensor<B x T>); scf.if with an unbatched condition: both regions batched; with a
@@ -644,6 +647,66 @@ for _n, _lead in [("conv2d", (0,)), ("max_pool2d", (0,)), ("avg_pool2d", (0,)), 
                   ("softmax_cross_entropy_with_logits", (0, 1)),
                   ("sparse_softmax_cross_entropy_with_logits", (0, 1))]:
     RULES[f"mindir.{_n}"] = _fold(set(_lead))
+
+
+RULES["mindir.max_pool2d_grad"] = _fold({0, 1})
+
+
+def _fold_with_shape_attr(attr):
+    """avg_pool2d_grad / conv2d_backprop_input: operand 0 (dout) has the leading
+    N dim and `attr` is the shape of the forward input: the batch folds into N
+    (other operands must be unbatched)."""
+    def impl(bt, op, ins, mapping):
+        _scalar_operand_check(op, ins)
+        (d, dbd), rest = ins[0], ins[1:]
+        if any(bd is not None for _, bd in rest):
+            raise VmapError(f"vmap: no batching rule for '{op.name}' with a batched weight",
+                            op.location)
+        d = bt.at0(d, dbd)
+        s = _shape(d)
+        a = _attrs(op)
+        shape = list(_arr_attr(op, attr))
+        a[attr] = _i64s([bt.B * shape[0]] + shape[1:])
+        r = _shape(op.results[0])
+        new = _create(op.name, [ir.RankedTensorType.get([bt.B * r[0]] + r[1:],
+                                                        _rt(op.results[0]).element_type)],
+                      [reshape(d, [s[0] * s[1]] + s[2:])] + [v for v, _ in rest], a, op.location)
+        return [(reshape(new.results[0], [bt.B] + r), 0)]
+    return impl
+
+
+RULES["mindir.avg_pool2d_grad"] = _fold_with_shape_attr("input_shape")
+RULES["mindir.conv2d_backprop_input"] = _fold_with_shape_attr("input_shape")
+
+
+@rule("mindir.conv2d_backprop_filter")
+def _conv2d_backprop_filter(bt, op, ins, mapping):
+    """Per-example filter gradients (vmap of grad over a batch of examples): the
+    examples become groups, [B, N, C, H, W] -> [N, B*C, H, W] and dout likewise,
+    group *= B, filter_shape [O, ...] -> [B*O, ...]; the result [B*O, ...] is
+    split back into [B, O, ...]."""
+    _scalar_operand_check(op, ins)
+    (d, dbd), (x, xbd) = ins
+    d, x = bt.at0(d, dbd), bt.at0(x, xbd)
+    B = bt.B
+
+    def to_groups(v):
+        s = _shape(v)  # [B, N, C, H, W]
+        return reshape(transpose(v, [1, 0, 2, 3, 4]), [s[1], B * s[2]] + s[3:])
+
+    a = _attrs(op)
+    fs = list(_arr_attr(op, "filter_shape"))
+    a["filter_shape"] = _i64s([B * fs[0]] + fs[1:])
+    a["group"] = _i64(B * _int_attr(op, "group", 1))
+    r = _shape(op.results[0])
+    new = _create(op.name, [ir.RankedTensorType.get([B * r[0]] + r[1:],
+                                                    _rt(op.results[0]).element_type)],
+                  [to_groups(d), to_groups(x)], a, op.location)
+    try:
+        new.verify()
+    except ir.MLIRError as e:
+        raise VmapError(f"vmap: internal error batching '{op.name}': {e}", op.location) from None
+    return [(reshape(new.results[0], [B] + r), 0)]
 
 
 @rule("func.call")

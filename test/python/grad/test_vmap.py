@@ -187,3 +187,27 @@ def test_vmap_errors():
         ms.vmap(lambda a: a * 2.0, 0, None)(np.ones((3, 2)))
     with pytest.raises(ms.CompileError, match="in_axes has 1 entries"):
         ms.vmap(lambda a, b: a + b, (0,))(np.ones((3, 2)), np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("pool,stride,pad", [("max", 1, "valid"), ("avg", 2, "same"),
+                                             ("max", 2, "pad")])
+def test_per_example_gradients_of_a_cnn(pool, stride, pad):
+    """vmap(grad) through conv2d/pooling: the backprop ops get batching rules
+    (filter gradients per example as a grouped convolution)."""
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    x = rng.standard_normal((5, 2, 3, 9, 9)).astype(np.float32)
+    kw = {"pad_mode": pad, "padding": 1} if pad == "pad" else {"pad_mode": pad}
+
+    def loss(w, x):
+        y = ops.relu(ops.conv2d(x, w, stride=stride, **kw))
+        y = ops.max_pool2d(y, 2, 2) if pool == "max" else ops.avg_pool2d(y, 2, 2)
+        return (y * y).sum()
+
+    g = ms.grad(loss, grad_position=(0, 1))
+    per_w, per_x = ms.jit(ms.vmap(g, in_axes=(None, 0)))(w, x)
+    single = ms.jit(g)
+    for i in range(x.shape[0]):
+        gw, gx = single(w, x[i])
+        np.testing.assert_allclose(per_w[i], gw, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(per_x[i], gx, rtol=1e-5, atol=1e-5)
