@@ -1,17 +1,33 @@
 """MindSpore's `mindspore.dataset`: data pipelines feeding msmlir Tensors.
 
     import msmlir as ms
-    ds = ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=True)
-    ds = ds.map(lambda v: v * 2, input_columns="x").batch(32, drop_remainder=True)
-    for x_batch, y_batch in ds.create_tuple_iterator(num_epochs=1):
+    import msmlir.dataset as ds
+    from msmlir.dataset import transforms, vision
+
+    data = ds.NumpySlicesDataset({"image": x, "label": y}, shuffle=True)
+    data = data.map([vision.RandomCrop(28, padding=2), vision.Rescale(1 / 255, 0),
+                     vision.HWC2CHW()], "image", num_parallel_workers=2)
+    data = data.map(transforms.TypeCast(ms.int32), "label").batch(32, drop_remainder=True)
+    for image, label in data.create_tuple_iterator(num_epochs=1):
         ...
 
-See `engine` for the pipeline semantics (prefetching thread, error propagation,
-determinism) and `config` for seeds and prefetch sizes.
+See `engine` for the pipeline semantics (prefetching thread, parallel workers,
+error propagation, determinism), `samplers` for the samplers, `config` for seeds,
+worker counts and prefetch sizes, `vision` / `transforms` for the transforms.
 """
-from . import config, transforms, vision  # noqa: F401
-from .engine import (BatchInfo, Dataset, GeneratorDataset, MnistDataset,  # noqa: F401
-                     NumpySlicesDataset)
+from . import config, samplers, transforms, vision  # noqa: F401
+from .engine import (BatchDataset, BatchInfo, ConcatDataset, Dataset,  # noqa: F401
+                     FilterDataset, GeneratorDataset, MapDataset, MnistDataset,
+                     NumpySlicesDataset, ProjectDataset, RenameDataset, RepeatDataset,
+                     ShuffleDataset, SkipDataset, TakeDataset, ZipDataset)
+from .samplers import (DistributedSampler, RandomSampler, Sampler,  # noqa: F401
+                       SequentialSampler, SubsetRandomSampler, SubsetSampler,
+                       WeightedRandomSampler)
+from .vision import Border, Inter  # noqa: F401
 
 __all__ = ["Dataset", "NumpySlicesDataset", "GeneratorDataset", "MnistDataset", "BatchInfo",
-           "config", "transforms", "vision"]
+           "MapDataset", "BatchDataset", "FilterDataset", "ShuffleDataset", "RepeatDataset",
+           "TakeDataset", "SkipDataset", "ProjectDataset", "RenameDataset", "ZipDataset",
+           "ConcatDataset", "Sampler", "SequentialSampler", "RandomSampler",
+           "SubsetRandomSampler", "SubsetSampler", "DistributedSampler", "WeightedRandomSampler",
+           "Inter", "Border", "config", "samplers", "transforms", "vision"]

@@ -238,10 +238,17 @@ def test_multi_epoch_iterator_and_unsupported_dtype():
     epochs = [[r[0].tolist() for r in it] for _ in range(3)]
     assert epochs == [[[0, 1], [2, 3]]] * 3
     assert list(it) == []
-    u8 = NumpySlicesDataset(np.zeros((2, 2), np.uint8), shuffle=False)
-    with pytest.raises(TypeError, match="TypeCast"):
-        list(u8)
+    u8 = NumpySlicesDataset(np.full((2, 2), 200, np.uint8), shuffle=False)
+    with pytest.warns(UserWarning, match="TypeCast"):        # no uint8 Tensors: widened
+        t = list(u8)[0][0]
+    assert t.dtype == ms.int32 and t.asnumpy().tolist() == [200, 200]
     assert rows(u8)[0][0].dtype == np.uint8                  # numpy output keeps uint8
+    u32 = NumpySlicesDataset(np.array([[7]], np.uint32), shuffle=False)
+    with pytest.warns(UserWarning):
+        assert next(iter(u32))[0].dtype == ms.int64
+    strs = NumpySlicesDataset(np.array([["a"]]), shuffle=False)
+    with pytest.raises(TypeError, match="column 'column_0'.*output_numpy=True"):
+        list(strs)
     ok = u8.map(transforms.TypeCast(ms.int32))
     assert next(iter(ok))[0].dtype == ms.int32
 
