@@ -533,6 +533,36 @@ def MindIR_ArgmaxOp : MI_ArgReduceOp<"argmax"> { let summary = "index of the fir
 def MindIR_ArgminOp : MI_ArgReduceOp<"argmin"> { let summary = "index of the first minimum along axis (i32)"; }
 
 //===----------------------------------------------------------------------===//
+// Sorting
+//===----------------------------------------------------------------------===//
+
+def MindIR_SortOp : MI_InferredOp<"sort"> {
+  let summary = "stable sort along axis; returns (values, indices)";
+  let description = [{
+    Sorts `x` along `axis` (default -1; negative counts from the end), in
+    ascending order or, with `descending`, in descending order (MindSpore
+    Sort). `values` has the type of `x`; `indices` (`i32`, as MindSpore's
+    Sort/argsort) holds, for each sorted position, the position along `axis`
+    of that element in `x`, so `values = take_along_axis(x, indices, axis)`.
+
+    The sort is stable: equal elements keep their input order, in both
+    directions (so ties give the smallest index first, as MindSpore's topk).
+    NaN is ordered above +inf: NaNs come last in ascending order (NumPy's
+    convention) and first in descending order; NaNs keep their input order
+    among themselves. -0.0 and +0.0 compare equal. `x` must have rank >= 1
+    and the axis at most 2^31 - 1 elements.
+    ```mlir
+    %v, %i = mindir.sort %x {axis = 0 : i64, descending = true}
+        : (tensor<5x3xf32>) -> (tensor<5x3xf32>, tensor<5x3xi32>)
+    ```
+  }];
+  let arguments = (ins MI_NumTensor:$x,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$descending);
+  let results = (outs MI_NumTensor:$values, MI_TensorOf<[I32]>:$indices);
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 

@@ -841,6 +841,28 @@ MI_INFER_ARG(ArgminOp)
 #undef MI_INFER_ARG
 
 //===----------------------------------------------------------------------===//
+// Sorting
+//===----------------------------------------------------------------------===//
+
+LogicalResult SortOp::inferReturnTypes(MLIRContext *ctx, Loc loc, Adaptor a,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto t = ranked(loc, a.getX(), "input");
+  if (failed(t))
+    return failure();
+  if (t->getRank() == 0)
+    return emitOptionalError(loc, "sort needs a tensor of rank >= 1");
+  auto axis = normAxis(loc, a.getAxis(), t->getRank());
+  if (failed(axis))
+    return failure();
+  int64_t n = t->getShape()[*axis];
+  if (n > std::numeric_limits<int32_t>::max())
+    return emitOptionalError(loc, "sort axis of size ", n, " does not fit i32 indices");
+  inferred.push_back(*t);
+  inferred.push_back(RankedTensorType::get(t->getShape(), IntegerType::get(ctx, 32)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 

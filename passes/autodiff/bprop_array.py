@@ -1,9 +1,13 @@
 """bprops of the shape ops: reshape, transpose, broadcast_to, expand_dims,
 squeeze, flatten, slice, strided_slice, concat, split, stack, gather, tile,
-pad."""
+pad, sort."""
 from __future__ import annotations
 
 import math
+
+import numpy as np
+
+from msmlir.dialects import mindir
 
 from . import emit as E
 from .registry import needs_grad, register_bprop as bprop
@@ -160,6 +164,34 @@ def _gather(op, d):
     dp = E.matmul(oh, g, ta=True)                                 # [A, pre * post]
     dp = E.transpose(E.reshape(dp, [depth, pre, post]), [1, 0, 2])
     return [E.reshape(dp, ps), None]
+
+
+@bprop("mindir.sort")
+def _sort(op, d):
+    # values[.., k, ..] = x[.., indices[k], ..]: d(values) goes back to the input
+    # positions, dx = take_along_axis(dvalues, inv, axis) with inv the inverse
+    # permutation of the indices (inv[indices[k]] = k; a permutation's argsort),
+    # done as one gather on the flattened cotangent. The indices carry no gradient.
+    if d[0] is None:
+        return [None]
+    x = _x(op)
+    xs = E.shape(x)
+    a = E.norm_axis(E.attr(op, "axis", -1), len(xs))
+    n, numel = xs[a], math.prod(xs)
+    if n == 1 or numel == 0:
+        return [d[0]]
+    i32 = E.elem(op.operation.results[1])
+    inv = mindir.SortOp(op.operation.results[1], axis=E.i64(a)).results[1]
+    pre, post = math.prod(xs[:a]), math.prod(xs[a + 1:])
+    # flat position of (p, inv, q) in the [pre, n, post] view: (p * n + inv) * post + q
+    pos = E.reshape(inv, [pre, n, post])
+    if post > 1:
+        pos = E.add(E.mul(pos, E.scalar(post, i32)),
+                    E.constant(np.arange(post).reshape(1, 1, post), i32))
+    if pre > 1:
+        pos = E.add(pos, E.constant((np.arange(pre) * (n * post)).reshape(pre, 1, 1), i32))
+    g = mindir.GatherOp(E.reshape(d[0], [numel]), E.reshape(pos, [numel]), axis=E.i64(0)).result
+    return [E.reshape(g, xs)]
 
 
 @bprop("mindir.tile")

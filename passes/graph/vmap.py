@@ -23,7 +23,7 @@ Batching rules (batch dim B at 0 on batched values, r = per-example rank):
 * elementwise / broadcasting ops (unary, binary, compare, select, clamp, cast,
   stop_gradient, ...): a batched operand of lower per-example rank than the
   result is reshaped to [B, 1.., shape] so NumPy broadcasting stays per example;
-* reductions, argmax/argmin, softmax/log_softmax, concat/stack/split,
+* reductions, argmax/argmin, sort, softmax/log_softmax, concat/stack/split,
   expand_dims/squeeze, one_hot, layer_norm: axes shifted by one (`axes = []`,
   "all", becomes the explicit per-example axes);
 * matmul -> batch_matmul (an unbatched operand gets a leading unit dim);
@@ -430,6 +430,17 @@ def _axis_op(bt, op, ins, mapping):
     return _same_op(bt, op, [x], a)
 
 
+@rule("mindir.sort")
+def _sort(bt, op, ins, mapping):
+    # sort along the shifted axis; both results batched at 0
+    _scalar_operand_check(op, ins)
+    (x, _), = ins
+    r = len(_shape(x)) - 1
+    a = _attrs(op)
+    a["axis"] = _i64(_norm(_int_attr(op, "axis", -1), r, "axis", op.location) + 1)
+    return _same_op(bt, op, [x], a)
+
+
 @rule("mindir.matmul")
 def _matmul(bt, op, ins, mapping):
     _scalar_operand_check(op, ins)
@@ -650,6 +661,7 @@ for _n, _lead in [("conv2d", (0,)), ("max_pool2d", (0,)), ("avg_pool2d", (0,)), 
 
 
 RULES["mindir.max_pool2d_grad"] = _fold({0, 1})
+RULES["mindir.dropout"] = _fold({0})   # elementwise masks: folding keeps them independent
 
 
 def _fold_with_shape_attr(attr):
@@ -707,6 +719,30 @@ def _conv2d_backprop_filter(bt, op, ins, mapping):
     except ir.MLIRError as e:
         raise VmapError(f"vmap: internal error batching '{op.name}': {e}", op.location) from None
     return [(reshape(new.results[0], [B] + r), 0)]
+
+
+@rule("mindir.batch_norm")
+def _batch_norm(bt, op, ins, mapping):
+    """Per-example batch norm: the examples join the channels, [B, N, C, ...] ->
+    [N, B*C, ...] (statistics per example and channel), the [C] operands become
+    [B*C] (broadcast when unbatched); the results are split back."""
+    _scalar_operand_check(op, ins)
+    B = bt.B
+    (x, xbd), chans = ins[0], ins[1:]
+    x = bt.at0(x, xbd)
+    s = _shape(x)                       # [B, N, C, *spatial]
+    rank = len(s)
+    perm = [1, 0] + list(range(2, rank))
+    xf = reshape(transpose(x, perm), [s[1], B * s[2]] + s[3:])
+    cs = [reshape(bt.at0(v, bd), [B * s[2]]) for v, bd in chans]
+    elem = _rt(op.results[0]).element_type
+    types = [ir.RankedTensorType.get([s[1], B * s[2]] + s[3:], elem),
+             ir.RankedTensorType.get([B * s[2]], _rt(op.results[1]).element_type),
+             ir.RankedTensorType.get([B * s[2]], _rt(op.results[2]).element_type)]
+    new = _create(op.name, types, [xf] + cs, _attrs(op), op.location)
+    y = transpose(reshape(new.results[0], [s[1], B, s[2]] + s[3:]), perm)
+    return [(y, 0), (reshape(new.results[1], [B, s[2]]), 0),
+            (reshape(new.results[2], [B, s[2]]), 0)]
 
 
 @rule("func.call")

@@ -9,7 +9,7 @@ import importlib
 
 LOWERINGS: dict = {}
 
-_MODULES = ["elementwise", "reduction", "linalg_ops", "nn", "shape", "creation", "host"]
+_MODULES = ["elementwise", "reduction", "linalg_ops", "nn", "shape", "creation", "host", "sort"]
 
 
 def lowering(*names):

@@ -598,6 +598,15 @@ class Tensor:
     def argmin(self, axis=None, keepdims=False):
         return _call("argmin", self, axis, keepdims)
 
+    def sort(self, axis=-1, descending=False):
+        return _call("sort", self, axis, descending)
+
+    def argsort(self, axis=-1, descending=False):
+        return _call("argsort", self, axis, descending)
+
+    def topk(self, k, dim=None, largest=True, sorted=True):
+        return _call("topk", self, k, dim, largest, sorted)
+
     def all(self, axis=None, keep_dims=False):
         return _run(_k_all, self, _axes(axis), keep_dims)
 

@@ -268,6 +268,15 @@ class TensorValue:
     def argmin(self, axis=None, keepdims=False):
         return _ops().argmin(self, axis, keepdims)
 
+    def sort(self, axis=-1, descending=False):
+        return _ops().sort(self, axis, descending)
+
+    def argsort(self, axis=-1, descending=False):
+        return _ops().argsort(self, axis, descending)
+
+    def topk(self, k, dim=None, largest=True, sorted=True):
+        return _ops().topk(self, k, dim, largest, sorted)
+
     def abs(self): return _ops().abs(self)
     def exp(self): return _ops().exp(self)
     def log(self): return _ops().log(self)

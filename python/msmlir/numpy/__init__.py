@@ -41,15 +41,18 @@ Implemented (by module):
   repeat, broadcast_to, broadcast_arrays, flip, fliplr, flipud, roll, rot90,
   take, take_along_axis, where (3 arguments), select, choose, atleast_1d,
   atleast_2d, atleast_3d, pad, unravel_index, size, ndim, shape.
+* sorting: sort, argsort, msort (stable for every `kind`, NaN last, int32
+  indices), median, percentile, quantile (methods linear, lower, higher,
+  midpoint, nearest; NaN-propagating).
 
 Not implemented:
 
 * data-dependent output shapes, which a statically shaped graph cannot have:
   unique, nonzero/argwhere/flatnonzero, where(condition) with one argument,
   and zero-size results (e.g. arange over an empty range);
-* sorting (no sort op in mindir): sort, argsort, median, percentile, quantile,
-  and what is built on them or on data-dependent bins (histogram, histogramdd,
-  histogram2d, histogram_bin_edges, digitize, bincount, interp);
+* the rest of sorting and what is built on data-dependent bins: partition,
+  argpartition, lexsort, nanmedian, nanpercentile, nanquantile, histogram,
+  histogramdd, histogram2d, histogram_bin_edges, digitize, bincount, interp;
 * bitwise ops (no integer bitwise ops in mindir): bitwise_and/or/xor, invert,
   gcd, lcm;
 * functions that call back into Python per slice: apply_along_axis,
@@ -70,6 +73,8 @@ from .logic import *  # noqa: F401,F403
 from .logic import __all__ as _logic_all
 from .math import *  # noqa: F401,F403
 from .math import __all__ as _math_all
+from .sorting import *  # noqa: F401,F403
+from .sorting import __all__ as _sorting_all
 
 int_ = int32
 float_ = float32
@@ -83,5 +88,6 @@ newaxis = None
 
 _dtypes_all = ["bool_", "float16", "float32", "float64", "int8", "int32", "int64", "int_", "float_"]
 _constants_all = ["pi", "e", "inf", "PINF", "NINF", "nan", "newaxis"]
-__all__ = sorted(set(_array_all + _creation_all + _logic_all + _math_all + _dtypes_all + _constants_all))
+__all__ = sorted(set(_array_all + _creation_all + _logic_all + _math_all + _sorting_all + _dtypes_all
+                    + _constants_all))
 

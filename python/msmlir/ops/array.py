@@ -15,6 +15,7 @@ __all__ = [
     "gather", "tile", "pad", "getitem", "shape", "rank", "size", "zeros", "ones", "zeros_like",
     "ones_like", "fill", "full", "full_like", "arange", "assign", "depend", "scalar_to_tensor",
     "tensor", "random_uniform", "random_normal", "uniform", "standard_normal",
+    "sort", "argsort", "topk",
 ]
 
 
@@ -502,6 +503,65 @@ def uniform(shape, minval=0.0, maxval=1.0, seed=None, dtype=None):
 def standard_normal(shape, seed=None):
     """ops.standard_normal (float32)."""
     return random_normal(shape, 0 if seed is None else seed)
+
+
+# ---------------------------------------------------------------------------
+# Sorting
+# ---------------------------------------------------------------------------
+
+def _sort(x, axis, descending, what):
+    """(values, int32 indices) of the stable sort of x along `axis` (mindir.sort):
+    equal elements keep their order, NaN sorts above +inf (last ascending,
+    first descending). bool is sorted as int8."""
+    t = to_tensor(x)
+    if t.ndim == 0:
+        _b.error(f"{what}: the input must have rank >= 1, got a 0-d tensor")
+    if isinstance(descending, TensorValue):
+        _b.error(f"{what}: descending must be a Python bool known at compile time, got a tensor")
+    a = norm_axis(axis, t.ndim, what=f"{what}: axis")
+    src = cast_to(t, _dt.int8) if t.dtype.is_bool else t
+    values, indices = emit(mindir.SortOp, src.value, axis=_b.i64_attr(a),
+                           descending=_b.bool_attr(bool(descending)))
+    if t.dtype.is_bool:
+        values = cast_to(values, _dt.bool_)
+    return values, indices
+
+
+@primitive
+def sort(input_x, axis=-1, descending=False):
+    """(values, indices) of input_x sorted along `axis` (ops.sort); stable, the
+    indices int32; NaN is larger than +inf (last ascending, first descending)."""
+    return _sort(input_x, axis, descending, "sort")
+
+
+@primitive
+def argsort(input, axis=-1, descending=False):
+    """int32 indices that sort `input` along `axis` (ops.argsort); stable."""
+    return _sort(input, axis, descending, "argsort")[1]
+
+
+@primitive
+def topk(input, k, dim=None, largest=True, sorted=True):
+    """(values, int32 indices) of the k largest (largest=False: smallest)
+    elements along `dim` (None: the last dim) (ops.topk). Equal elements come
+    in index order; the result is always sorted (sorted=False allows any order)."""
+    t = to_tensor(input)
+    if t.ndim == 0:
+        _b.error("topk: the input must have rank >= 1, got a 0-d tensor")
+    if isinstance(k, TensorValue) or isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        _b.error(f"topk: k must be a Python int known at compile time, got {k!r}")
+    a = norm_axis(-1 if dim is None else dim, t.ndim, what="topk: dim")
+    n = t.shape[a]
+    k = int(k)
+    if not 0 <= k <= n:
+        _b.error(f"topk: k ({k}) must be in [0, {n}], the size of dim {a} of the input "
+                 f"of shape {t.shape}")
+    values, indices = _sort(t, a, bool(largest), "topk")
+    if k == n:
+        return values, indices
+    size = tuple(k if d == a else s for d, s in enumerate(t.shape))
+    begin = (0,) * t.ndim
+    return slice(values, begin, size), slice(indices, begin, size)
 
 
 # ---------------------------------------------------------------------------

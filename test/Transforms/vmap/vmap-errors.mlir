@@ -1,13 +1,11 @@
 // RUN: ms-opt %s --mindir-vmap --split-input-file --verify-diagnostics
 
-func.func private @f(%x: tensor<2x4x5x5xf32>, %m: tensor<4xf32>) -> tensor<2x4x5x5xf32> {
-  // expected-error @+1 {{vmap: no batching rule for 'mindir.batch_norm'}}
-  %y, %bm, %bv = mindir.batch_norm %x, %m, %m, %m, %m {is_training = true}
-      : (tensor<2x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-      -> (tensor<2x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
-  return %y : tensor<2x4x5x5xf32>
+func.func private @f(%x: tensor<4xf32>, %p: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{vmap: no batching rule for 'mindir.assign'}}
+  %a = mindir.assign %p, %x : tensor<4xf32>
+  return %a : tensor<4xf32>
 }
-func.func private @f_vmap(tensor<3x2x4x5x5xf32>, tensor<4xf32>) -> tensor<3x2x4x5x5xf32>
+func.func private @f_vmap(tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
     attributes {mindir.vmap = {callee = @f, in_axes = [0 : i64, unit], out_axes = [0 : i64]}}
 
 // -----

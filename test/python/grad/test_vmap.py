@@ -173,12 +173,14 @@ def test_vmap_of_a_data_dependent_while_and_of_grad_through_if():
 
 def test_vmap_errors():
     x = RNG.standard_normal((3, 2, 4, 5, 5))
-    c = np.ones(4)
 
-    def bn(x, m, v, g, b):
-        return ops.batch_norm(x, m, v, g, b, training=True)[0]
-    with pytest.raises(ms.CompileError, match="no batching rule for 'mindir.batch_norm'"):
-        ms.vmap(bn, (0, None, None, None, None))(x, c, c, c, c)
+    p = ms.Parameter(ms.Tensor(np.zeros((2, 4, 5, 5))), name="p")
+
+    def write(x):
+        ops.assign(p, x)
+        return x * 2.0
+    with pytest.raises(ms.CompileError, match="no batching rule for 'mindir.assign'"):
+        ms.jit(ms.vmap(write))(x)
     with pytest.raises(ms.CompileError, match="different sizes"):
         ms.vmap(lambda a, b: a + b)(np.ones((3, 2)), np.ones((4, 2)))
     with pytest.raises(ms.CompileError, match="carries a non-tensor value"):
@@ -211,3 +213,34 @@ def test_per_example_gradients_of_a_cnn(pool, stride, pad):
         gw, gx = single(w, x[i])
         np.testing.assert_allclose(per_w[i], gw, rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(per_x[i], gx, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("in_axes", [(0, None, None), (None, 0, 0)])
+def test_vmap_of_batch_norm_and_its_gradient(in_axes):
+    """Per-example batch norm: statistics per example (examples join the channels)."""
+    rng = np.random.default_rng(3)
+    B = 3
+    x = rng.standard_normal((B, 4, 2, 5, 5) if in_axes[0] == 0 else (4, 2, 5, 5)).astype(np.float32)
+    g = rng.standard_normal((B, 2) if in_axes[1] == 0 else (2,)).astype(np.float32)
+    b = rng.standard_normal((B, 2) if in_axes[2] == 0 else (2,)).astype(np.float32)
+    rm, rv = np.zeros(2, np.float32), np.ones(2, np.float32)
+
+    def loss(x, g, b):
+        return (ops.batch_norm(x, rm, rv, g, b, training=True) ** 3).sum()
+
+    gl = ms.grad(loss, grad_position=(0, 1, 2))
+    per = ms.jit(ms.vmap(gl, in_axes=in_axes))(x, g, b)
+    single = ms.jit(gl)
+    for i in range(B):
+        args = [a[i] if ax == 0 else a for a, ax in zip((x, g, b), in_axes)]
+        for got, want, ax in zip(per, single(*args), in_axes):
+            np.testing.assert_allclose(got[i], want, rtol=1e-4, atol=1e-4)
+
+
+def test_vmap_of_dropout_draws_independent_masks():
+    x = np.ones((4, 256), np.float32)
+    y = ms.jit(ms.vmap(lambda r: ops.dropout(r, p=0.5)))(x)
+    kept = y != 0
+    assert 0.35 < kept.mean() < 0.65
+    np.testing.assert_array_equal(y[kept], 2.0)
+    assert len({row.tobytes() for row in kept}) == 4     # a different mask per example
