@@ -1629,17 +1629,21 @@ class FunctionCompiler:
         wkwargs = {k: self._wrap_callable(v) for k, v in kwargs.items()}
         if not _has_runtime_values(args, kwargs):
             return f(*wargs, **wkwargs)
-        # JIT Fallback (frontend/fallback.py): a call that needs tensor values.
-        # A host call gets the user's functions as they are (run by the interpreter).
         if _is_tensor_constructor(f):
             return _tensor_of(*args, **kwargs)
+        if _is_msmlir_callable(f):
+            return f(*wargs, **wkwargs)
+        # JIT Fallback (frontend/fallback.py): a third-party call on tensors. NumPy & co.
+        # run at run time; anything else is tried as is, and kept for run time if it
+        # fails only for want of a tensor's value. A host call gets the user's
+        # functions as they are (run by the interpreter).
         if fallback.is_host_library_function(f):
             return fallback.host_call(f, args, kwargs)
         mark = self._mark()
         try:
             return f(*wargs, **wkwargs)
         except CompileError as e:
-            if not getattr(e, "needs_runtime_value", False) or _is_msmlir_callable(f):
+            if not getattr(e, "needs_runtime_value", False):
                 raise
         self._rollback(mark)
         return fallback.host_call(f, args, kwargs)
