@@ -382,3 +382,28 @@ def test_custom_pyfunc_errors():
     nograd = ops.Custom(_cube, out_shape=lambda s: s, out_dtype=lambda t: t, func_type="pyfunc")
     with pytest.raises(ms.CompileError, match=r"no gradient through ops.Custom\(_cube\)"):
         ms.jit(ms.grad(lambda v: nograd(v).sum()))(x)
+
+
+def test_callback_inputs_from_strided_views_and_inside_loops(capfd):
+    """Operands that are slices/transposes (non-identity layouts after bufferization)
+    reach NumPy with the right values; callbacks inside scf.while / scf.if run per
+    iteration / per taken branch."""
+    @ms.jit
+    def f(x):
+        a = np.flip(x[1:, ::2], axis=1)
+        b = np.cumsum(x.T[::-1], axis=0)
+        i = x.sum() * 0
+        while i < 2:
+            print("iter", i)
+            i = i + 1
+        if x.sum() > 0:
+            print("positive")
+        else:
+            print("not positive")
+        return ms.Tensor(a) + 0, ms.Tensor(b) + 0
+
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    a, b = _quiet(f, x)
+    np.testing.assert_array_equal(a, np.flip(x[1:, ::2], axis=1))
+    np.testing.assert_array_equal(b, np.cumsum(x.T[::-1], axis=0))
+    assert capfd.readouterr().out.splitlines() == ["iter 0.0", "iter 1.0", "positive"]
