@@ -374,10 +374,20 @@ def host_call(fn, args, kwargs, *, what=None, wrap=np.asarray, result_types=None
                       _origin(what, pos), pos)
     if pos is not None and result_types is None:
         warnings.warn_explicit(f"{what} on a tensor runs in the Python interpreter at run time "
-                               f"(JIT Fallback host callback); use msmlir.numpy / msmlir.ops to "
-                               f"compile it", FallbackWarning, pos.filename, pos.line)
+                               f"(JIT Fallback host callback); {_compiled_alternative(fn)}",
+                               FallbackWarning, pos.filename, pos.line)
     results = _emit(cb, inputs, rtypes)
     return _unflatten(out_spec, results)
+
+
+def _compiled_alternative(fn) -> str:
+    """The hint of a FallbackWarning: msmlir.numpy's function of the same name if any."""
+    name = getattr(fn, "__name__", None)
+    if _describe_fn(fn).startswith("np.") and isinstance(name, str):
+        from .. import numpy as mnp
+        if name in getattr(mnp, "__all__", ()):
+            return f"msmlir.numpy.{name} compiles it"
+    return "use msmlir.numpy / msmlir.ops to compile it"
 
 
 def _probe(fn, spec, leaves, in_sigs, wrap, what):
