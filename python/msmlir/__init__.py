@@ -1,27 +1,54 @@
 """msmlir: an MLIR-based multi-level deep-learning compiler with a MindSpore-style frontend."""
+import importlib
+
 from . import _native  # noqa: F401  (registers the mindir and mskernel dialects)
 
 __version__ = "0.1.0"
 
-from . import dtype, ops  # noqa: E402,F401
-from .dtype import (bfloat16, bool_, float16, float32, float64, int8, int32, int64)  # noqa: E402,F401
-from .frontend import CompileError  # noqa: E402,F401
-from .frontend.fallback import FallbackWarning, HostCallbackError  # noqa: E402,F401
-from .frontend.jit import jit  # noqa: E402,F401
-from . import kernel  # noqa: E402,F401  (msmlir.kernel: compute-definition kernels; `@msmlir.kernel` decorates)
-# --- MindSpore API independent of autodiff: Tensor/Parameter, initializers, seed, context,
-# --- dataset, checkpoints, export (msmlir/common, msmlir/dataset, msmlir/train/serialization.py)
-from . import common  # noqa: E402,F401
-from .common import initializer  # noqa: E402,F401
-from .common.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402,F401
-from .common.parameter import Parameter, ParameterTuple  # noqa: E402,F401
-from .common.seed import get_seed, set_seed  # noqa: E402,F401
-from .common.tensor import Tensor, is_tensor, tensor  # noqa: E402,F401
-from . import dataset, train  # noqa: E402,F401
-from .train.serialization import (export, load, load_checkpoint,  # noqa: E402,F401
-                                  load_param_into_net, save_checkpoint)
-# --- autodiff and function transforms (msmlir/autodiff): grad, value_and_grad, vjp, vmap,
-# --- custom_bprop; ops.GradOperation / ops.stop_gradient / ops.depend live in msmlir.ops
-from .autodiff import (custom_bprop, grad, value_and_grad, vjp, vmap)  # noqa: E402,F401
-from . import nn  # noqa: E402,F401  (msmlir.nn: Cell, layers, losses, optimizers)
-from . import numpy  # noqa: E402,F401  (msmlir.numpy: mindspore.numpy-style functions, compiled)
+# The public API is imported on first use (PEP 562): `import msmlir` itself only
+# loads the dialects, so tools that need just the dialects and passes (ms-opt,
+# started once per lit test) skip the frontend, nn, dataset, ...
+# name -> (module, attribute; None for the module itself)
+_LAZY = {
+    # dtypes, ops, jit (msmlir/dtype.py, msmlir/ops, msmlir/frontend)
+    "dtype": ("msmlir.dtype", None), "ops": ("msmlir.ops", None),
+    **{n: ("msmlir.dtype", n) for n in ("bfloat16", "bool_", "float16", "float32", "float64",
+                                        "int8", "int32", "int64")},
+    "CompileError": ("msmlir.frontend", "CompileError"),
+    "FallbackWarning": ("msmlir.frontend.fallback", "FallbackWarning"),
+    "HostCallbackError": ("msmlir.frontend.fallback", "HostCallbackError"),
+    "jit": ("msmlir.frontend.jit", "jit"),
+    "kernel": ("msmlir.kernel", None),      # `@msmlir.kernel` compute definitions
+    # MindSpore API independent of autodiff (msmlir/common, dataset, train)
+    "common": ("msmlir.common", None), "initializer": ("msmlir.common.initializer", None),
+    **{n: ("msmlir.common.context", n) for n in ("GRAPH_MODE", "PYNATIVE_MODE", "get_context",
+                                                 "set_context")},
+    "Parameter": ("msmlir.common.parameter", "Parameter"),
+    "ParameterTuple": ("msmlir.common.parameter", "ParameterTuple"),
+    "get_seed": ("msmlir.common.seed", "get_seed"), "set_seed": ("msmlir.common.seed", "set_seed"),
+    **{n: ("msmlir.common.tensor", n) for n in ("Tensor", "is_tensor", "tensor")},
+    "dataset": ("msmlir.dataset", None), "train": ("msmlir.train", None),
+    **{n: ("msmlir.train.serialization", n) for n in ("export", "load", "load_checkpoint",
+                                                      "load_param_into_net", "save_checkpoint")},
+    # autodiff and function transforms (msmlir/autodiff)
+    **{n: ("msmlir.autodiff", n) for n in ("custom_bprop", "grad", "value_and_grad", "vjp",
+                                           "vmap")},
+    "nn": ("msmlir.nn", None),              # Cell, layers, losses, optimizers
+    "numpy": ("msmlir.numpy", None),        # mindspore.numpy-style functions, compiled
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    spec = _LAZY.get(name)
+    if spec is None:
+        raise AttributeError(f"module 'msmlir' has no attribute {name!r}")
+    module = importlib.import_module(spec[0])
+    value = module if spec[1] is None else getattr(module, spec[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
