@@ -420,19 +420,9 @@ def _reduce(bt, op, ins, mapping):
     return _same_op(bt, op, [x], a)
 
 
-@rule("mindir.argmax", "mindir.argmin", "mindir.softmax", "mindir.log_softmax")
+@rule("mindir.argmax", "mindir.argmin", "mindir.softmax", "mindir.log_softmax", "mindir.sort")
 def _axis_op(bt, op, ins, mapping):
-    _scalar_operand_check(op, ins)
-    (x, _), = ins
-    r = len(_shape(x)) - 1
-    a = _attrs(op)
-    a["axis"] = _i64(_norm(_int_attr(op, "axis", -1), r, "axis", op.location) + 1)
-    return _same_op(bt, op, [x], a)
-
-
-@rule("mindir.sort")
-def _sort(bt, op, ins, mapping):
-    # sort along the shifted axis; both results batched at 0
+    """The op along its shifted axis (every result batched at 0)."""
     _scalar_operand_check(op, ins)
     (x, _), = ins
     r = len(_shape(x)) - 1

@@ -128,16 +128,8 @@ def _mangle_function_names(module: ir.Module):
 
 def _host_callbacks(module: ir.Module) -> list:
     """The registered JIT Fallback callbacks the module's mindir.host_callback ops call."""
-    calls = []
-
-    def visit(op):
-        if op.name == "mindir.host_callback":
-            calls.append((ir.FlatSymbolRefAttr(op.attributes["callee"]).value, op.location))
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
     found = []
-    for name, loc in calls:
+    for name, _, loc in fallback.callbacks_in(module):
         cb = fallback.lookup(name)
         if cb is None:
             raise fallback.HostCallbackError(

@@ -42,8 +42,8 @@ from . import builder as _b
 from .errors import CompileError, SourcePos
 from .values import TensorValue
 
-__all__ = ["FallbackWarning", "HostCallbackError", "HostString", "host_call", "host_print",
-           "is_host_library_function", "lookup", "take_errors"]
+__all__ = ["FallbackWarning", "HostCallbackError", "HostString", "callbacks_in", "host_call",
+           "host_print", "is_host_library_function", "lookup", "take_errors"]
 
 
 class FallbackWarning(UserWarning):
@@ -66,6 +66,20 @@ _ERRORS = threading.local()
 
 def lookup(name: str) -> "HostCallback | None":
     return _REGISTRY.get(name)
+
+
+def callbacks_in(module) -> list:
+    """(callee, origin, location) of each mindir.host_callback op in a module."""
+    found = []
+
+    def visit(op):
+        if op.name == "mindir.host_callback":
+            found.append((ir.FlatSymbolRefAttr(op.attributes["callee"]).value,
+                          ir.StringAttr(op.attributes["origin"]).value, op.location))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
 
 
 def take_errors() -> list:

@@ -604,15 +604,8 @@ def _embed_parameters(func, params):
 
 def _reject_host_callbacks(module):
     """A graph with JIT Fallback callbacks needs the Python code they call: not exportable."""
-    from mlir import ir
-    found = []
-
-    def visit(op):
-        if op.name == "mindir.host_callback":
-            found.append(ir.StringAttr(op.attributes["origin"]).value)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    from ..frontend.fallback import callbacks_in
+    found = [origin for _, origin, _ in callbacks_in(module)]
     if found:
         raise ValueError(f"export: the graph calls back into Python at run time (JIT Fallback: "
                          f"{', '.join(found)}), so it cannot run without the Python source; "
