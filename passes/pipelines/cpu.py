@@ -12,17 +12,14 @@ Options of msmlir-cpu-pipeline (defaults: codegen on, 1 thread):
   codegen=false     the plain path only (scalar loops; the reference);
                     MSMLIR_CPU_CODEGEN=0 in the environment flips the default
   threads=N         split big ops into N tasks run on the MLIR async runtime
-                    (libmlir_async_runtime.so from the MLIR wheel, loaded into
-                    the process by passes/cpu/parallel.py; MSMLIR_CPU_THREADS=N
-                    sets the default)
+                    (libmlir_async_runtime.so from the MLIR wheel, bound by
+                    msmlir/runtime/linker.py; MSMLIR_CPU_THREADS=N sets the
+                    default)
   globalize=true    big static temporaries become globals (faster matmul;
                     compiled functions become non-reentrant)
   fast-math=false   keep math.exp/tanh/erf as libm calls
   min-work=N        ops with fewer than N iterations keep the plain path
                     (default 8192; their scalar loops compile faster)
-Building a codegen pipeline also tunes glibc malloc once per process (big
-blocks are reused instead of mmap'd per call; MSMLIR_CPU_MALLOPT=0 disables
-it, see passes/cpu/parallel.py:tune_malloc).
 """
 import os
 
@@ -126,8 +123,6 @@ def cpu_lowering(**opts) -> str:
     fast_math = opts.get("fast-math", True)
     if not codegen:
         return ",".join([_TO_LINALG, _BUFFERIZE, _TO_LLVM])
-    from ..cpu.parallel import tune_malloc
-    tune_malloc()  # big temporaries/outputs reuse heap memory (see its docstring)
     min_work = opts.get("min-work", 8192)
     stages = [_TO_LINALG, f"msmlir-cpu-tile-vectorize{{threads={threads} min-work={min_work}}}"]
     if fast_math:
@@ -141,10 +136,6 @@ def cpu_lowering(**opts) -> str:
                "msmlir-cpu-unroll-transfers,fold-memref-alias-ops,canonicalize,cse",
                f"msmlir-cpu-lower-vectors{{threads={threads}}}"]
     if threads > 1:
-        from ..cpu.parallel import ensure_runtime
-        if not ensure_runtime():
-            raise RuntimeError("msmlir-cpu-pipeline{threads>1} needs libmlir_async_runtime.so "
-                               "(shipped in the MLIR wheel's mlir/lib)")
         stages.append(_ASYNC_TO_LLVM)
     stages.append(_VECTOR_TO_LLVM)
     return ",".join(stages)

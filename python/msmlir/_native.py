@@ -1,7 +1,10 @@
 """Loads the C++ dialect library into the one MLIR of this process.
 
-The library leaves MLIR's symbols undefined; they resolve to the bindings'
-libMLIRPythonCAPI.so, loaded here with RTLD_GLOBAL first. The dialects are
+The library is linked against the bindings' libMLIRPythonCAPI.so (DT_NEEDED +
+RUNPATH), so loading it after `mlir.ir` reuses the copy of MLIR the bindings
+loaded. It is loaded RTLD_LOCAL: nothing of MLIR/LLVM becomes global in the
+process, so libraries that carry their own MLIR (PyTorch's Triton) keep
+binding to theirs. The dialects are
 inserted into the bindings' global DialectRegistry, which every
 `mlir.ir.Context` appends (and loads) when it is created, so every context made
 after `import msmlir` knows mindir and mskernel.
@@ -36,9 +39,8 @@ def _library_path() -> Path:
         "`pip install .` so that it is built")
 
 
-ctypes.CDLL(str(MLIR_LIB_DIR / "libMLIRPythonCAPI.so"), mode=ctypes.RTLD_GLOBAL)
 LIB_PATH = _library_path()
-_lib = ctypes.CDLL(str(LIB_PATH), mode=ctypes.RTLD_GLOBAL)
+_lib = ctypes.CDLL(str(LIB_PATH), mode=ctypes.RTLD_LOCAL)
 _lib.msmlirRegisterDialects.argtypes = [ctypes.c_void_p]
 _lib.msmlirLoadDialects.argtypes = [ctypes.c_void_p]
 

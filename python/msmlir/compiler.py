@@ -21,6 +21,7 @@ from mlir.execution_engine import ExecutionEngine
 from mlir.runtime import np_to_memref
 
 from . import _native
+from .runtime import allocator, linker
 from .frontend import fallback
 from msmlir.passes import run_pipeline
 from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering
@@ -72,11 +73,6 @@ def _tensor_sig(t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
     if not rt.has_static_shape:
         raise TypeError(f"the CPU runtime needs static shapes, got {t}")
     return tuple(rt.shape), numpy_dtype(rt.element_type)
-
-
-def _runtime_libs() -> list[str]:
-    lib = _native.RUNTIME_LIB_DIR
-    return [str(lib / "libmlir_c_runner_utils.so")]
 
 
 _DESC_CLASSES: dict = {}
@@ -144,6 +140,7 @@ class CompiledModule:
     """Native code for every public function of a module."""
 
     def __init__(self, module: ir.Module, opt_level: int = 3):
+        allocator.tune_malloc()
         self.signatures: dict[str, _Signature] = {}
         with module.context:
             run_pipeline(module, _PREPARE)
@@ -166,13 +163,14 @@ class CompiledModule:
             _mangle_function_names(module)
             run_pipeline(module, f"builtin.module({_lowering()})")
             self.llvm_ir = module
-            self.engine = ExecutionEngine(module, opt_level=opt_level,
-                                          shared_libs=_runtime_libs())
-        # JIT Fallback: bind each host callback's symbol before the first lookup
-        # materializes the code (see msmlir/frontend/fallback.py)
+            # every external symbol bound explicitly (see msmlir/runtime/linker.py),
+            # incl. the JIT Fallback callbacks (msmlir/frontend/fallback.py)
+            symbols = linker.resolve(linker.external_functions(module),
+                                     {cb.name: cb.address for cb in callbacks})
+            self.engine = ExecutionEngine(module, opt_level=opt_level)
         self.callbacks = callbacks
-        for cb in callbacks:
-            self.engine.raw_register_runtime(cb.name, ctypes.c_void_p(cb.address))
+        for name, address in symbols.items():
+            self.engine.raw_register_runtime(name, ctypes.c_void_p(address))
         self._funcs = {name: self.engine.lookup(_MANGLE + name) for name in self.signatures}
 
     def call(self, name: str, *args) -> tuple[np.ndarray, ...]:

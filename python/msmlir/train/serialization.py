@@ -707,6 +707,7 @@ class GraphCell:
 
     def _parse(self):
         from mlir import ir
+        from .model_ir import check_loadable
         from ..compiler import context
         from ..frontend.jit import _BUILD_LOCK
         ctx = context()
@@ -715,6 +716,10 @@ class GraphCell:
                 module = ir.Module.parse(self._bytecode)
             except Exception as e:  # noqa: BLE001  (MLIRError and friends)
                 raise _bad(self.file_name, f"the MLIR bytecode does not parse: {e}") from None
+            try:   # before anything else looks at it: only what export writes
+                check_loadable(module)
+            except ValueError as e:
+                raise _bad(self.file_name, str(e)) from None
             func = _find_func(module, self.entry)
             if func is None or "sym_visibility" in func.attributes:
                 raise _bad(self.file_name, f"the module has no public function '{self.entry}'")

@@ -1,0 +1,153 @@
+"""Binds the external symbols of a JIT-compiled module, explicitly and only those.
+
+MLIR's ExecutionEngine resolves a module's undefined symbols against the whole
+process, and loads `shared_libs` with RTLD_GLOBAL. Both are wrong for msmlir:
+the runtime libraries of the MLIR wheel pull in libMLIR.so/libLLVM.so, and
+making their symbols global lets other libraries that carry their own MLIR
+(PyTorch's Triton) bind to ours and corrupt the heap; and resolving against the
+process lets IR that declares `llvm.func @system` call any process function.
+
+So the engine gets no shared libraries. Every function the lowered module
+declares without a body must be one of:
+  - a JIT Fallback host callback registered for this module,
+  - a symbol of the MLIR runtime libraries (`memrefCopy`, `mlirAsyncRuntime*`),
+    loaded here RTLD_LOCAL,
+  - a libm function (the `math` lowering's calls), or one of the few libc
+    allocation/memory functions the lowering emits.
+Anything else is an `UnresolvedSymbolError` before any code exists.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import threading
+from pathlib import Path
+
+from mlir import ir
+
+# The MLIR runtime libraries the CPU lowering may call into (mlir/lib of the wheel).
+RUNTIME_LIBRARIES = ("libmlir_c_runner_utils.so", "libmlir_async_runtime.so")
+
+# What the memref/func lowerings call in libc.
+LIBC_FUNCTIONS = frozenset({
+    "malloc", "free", "calloc", "realloc", "aligned_alloc", "posix_memalign",
+    "memcpy", "memmove", "memset", "abort", "puts"})
+
+
+class UnresolvedSymbolError(RuntimeError):
+    """A compiled module declares a function msmlir does not provide."""
+
+
+_LOCK = threading.Lock()
+_LIBS: dict[str, tuple[ctypes.CDLL, str] | None] = {}
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+_dladdr = ctypes.CDLL(None).dladdr
+_dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+_dladdr.restype = ctypes.c_int
+
+
+def _defining_file(address: int | None) -> str | None:
+    info = _DlInfo()
+    if not address or not _dladdr(address, ctypes.byref(info)) or not info.dli_fname:
+        return None
+    return os.path.realpath(info.dli_fname.decode())
+
+
+def _symbol(handle: ctypes.CDLL, name: str) -> int | None:
+    try:
+        return ctypes.cast(getattr(handle, name), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+
+
+def _library(key: str, path: str | None, known_symbol: str):
+    """(handle, real path) of a library loaded RTLD_LOCAL once; the path is
+    where `known_symbol` is defined, i.e. the library file itself."""
+    with _LOCK:
+        if key not in _LIBS:
+            _LIBS[key] = None
+            try:
+                handle = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL) if path else None
+            except OSError:
+                handle = None
+            if handle is not None:
+                where = _defining_file(_symbol(handle, known_symbol))
+                if where is not None:
+                    _LIBS[key] = (handle, where)
+        return _LIBS[key]
+
+
+def _address(lib, name: str) -> int | None:
+    """`name`'s address if the library itself defines it. dlsym on a handle also
+    searches the library's dependencies (libc's `system` through any of them),
+    so the defining file is checked with dladdr."""
+    if lib is None:
+        return None
+    handle, where = lib
+    address = _symbol(handle, name)
+    if address is None or _defining_file(address) != where:
+        return None
+    return address
+
+
+def _runtime_dir() -> Path:
+    import mlir
+    return Path(list(mlir.__path__)[0]) / "lib"
+
+
+def _libraries():
+    """The libraries a compiled module may call into, in lookup order, each
+    loaded on first need (libmlir_c_runner_utils.so brings libMLIR.so along)."""
+    runtime = _runtime_dir()
+    yield _library("m", ctypes.util.find_library("m"), "cos")
+    yield _library("async_runtime", str(runtime / RUNTIME_LIBRARIES[1]),
+                   "mlirAsyncRuntimeExecute")
+    yield _library("c_runner_utils", str(runtime / RUNTIME_LIBRARIES[0]), "memrefCopy")
+
+
+def external_functions(module: ir.Module) -> list[str]:
+    """Names of the functions (and globals) an LLVM-dialect module declares but
+    does not define: what the JIT would otherwise look up in the process."""
+    names = []
+    for op in module.body.operations:
+        kind = op.operation.name
+        declared = kind == "llvm.func" and not op.regions[0].blocks
+        declared |= (kind == "llvm.mlir.global" and "value" not in op.attributes
+                     and not op.regions[0].blocks)
+        if declared:
+            names.append(ir.StringAttr(op.attributes["sym_name"]).value)
+    return names
+
+
+def resolve(names, provided: dict[str, int] | None = None) -> dict[str, int]:
+    """Address of every name in `names`: from `provided` (host callbacks), the
+    MLIR runtime libraries, libm, or the allowed libc functions. Raises
+    UnresolvedSymbolError naming the symbols that are none of these."""
+    provided = provided or {}
+    out, missing = {}, []
+    libc = _library("c", ctypes.util.find_library("c"), "malloc")
+    for name in names:
+        addr = provided.get(name)
+        if addr is None and name in LIBC_FUNCTIONS:
+            addr = _address(libc, name)
+        for lib in _libraries():
+            if addr is not None:
+                break
+            addr = _address(lib, name)
+        if addr is None:
+            missing.append(name)
+        else:
+            out[name] = addr
+    if missing:
+        raise UnresolvedSymbolError(
+            "the compiled module calls external function(s) msmlir does not provide: "
+            + ", ".join(f"@{n}" for n in missing)
+            + " (only the MLIR runtime, libm and libc's memory functions can be called)")
+    return out
