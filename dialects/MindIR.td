@@ -58,9 +58,12 @@ def MI_NumElem : AnyTypeOf<[F16, BF16, F32, F64, I8, I32, I64],
 def MI_AnyElem : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I32, I64],
                            "f16, bf16, f32, f64, i1, i8, i32 or i64">;
 
-// All mindir tensors are ranked and statically shaped.
+// All mindir tensors are ranked and statically shaped, and small enough that
+// their element count and byte size fit in int64.
+def MI_RepresentableSizePred : CPred<"::msmlir::mindir::hasRepresentableSize($_self)">;
 class MI_TensorOf<list<Type> elems> :
-  RankedTensorOf<elems, [HasStaticShapePred], "statically shaped tensor">;
+  RankedTensorOf<elems, [HasStaticShapePred, MI_RepresentableSizePred],
+                 "statically shaped tensor (at most 2^63-1 bytes)">;
 def MI_Tensor : MI_TensorOf<[MI_AnyElem]>;
 def MI_FloatTensor : MI_TensorOf<[MI_FloatElem]>;
 def MI_IntTensor : MI_TensorOf<[MI_IntElem]>;
@@ -991,10 +994,10 @@ def MindIR_GradOp : MindIR_Op<"grad", [AttrSizedOperandSegments,
         : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$inputs,
-                       Variadic<AnyType>:$sens, DenseI64ArrayAttr:$grad_position,
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<MI_Tensor>:$inputs,
+                       Variadic<MI_Tensor>:$sens, DenseI64ArrayAttr:$grad_position,
                        UnitAttr:$has_aux, UnitAttr:$return_value);
-  let results = (outs Variadic<AnyType>:$outputs);
+  let results = (outs Variadic<MI_Tensor>:$outputs);
   let assemblyFormat = [{
     $callee `(` $inputs `)` (`sens` `(` $sens^ `:` type($sens) `)`)? attr-dict `:`
     functional-type($inputs, $outputs)

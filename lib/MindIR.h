@@ -18,6 +18,15 @@
 #include "MindIRDialect.h.inc"
 
 namespace msmlir::mindir {
+/// Whether a tensor of this type can exist: its element count and its size in
+/// bytes fit in int64 (MLIR's layout code and the LLVM lowering compute both
+/// in int64; an overflow there is an assertion or a too-small allocation).
+bool hasRepresentableSize(mlir::Type type);
+
+/// A located error for each inferred tensor type that is too large (see above).
+llvm::LogicalResult checkInferredSizes(std::optional<mlir::Location> loc,
+                                       llvm::ArrayRef<mlir::Type> inferred);
+
 template <typename OpT, typename = void>
 struct HasDefaultProperties : std::false_type {};
 template <typename OpT>
@@ -40,7 +49,10 @@ llvm::LogicalResult inferWithDefaults(mlir::MLIRContext *ctx, std::optional<mlir
   if constexpr (HasDefaultProperties<OpT>::value)
     OpT::populateDefaultProperties(mlir::OperationName(OpT::getOperationName(), ctx), p);
   typename OpT::Adaptor adaptor(operands, attrs, p, regions);
-  return OpT::inferReturnTypes(ctx, loc, adaptor, inferred);
+  size_t before = inferred.size();
+  if (mlir::failed(OpT::inferReturnTypes(ctx, loc, adaptor, inferred)))
+    return mlir::failure();
+  return checkInferredSizes(loc, llvm::ArrayRef<mlir::Type>(inferred).drop_front(before));
 }
 } // namespace msmlir::mindir
 #define GET_OP_CLASSES

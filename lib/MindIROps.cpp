@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace msmlir::mindir;
@@ -27,6 +28,28 @@ using namespace msmlir::mindir;
 
 using Loc = std::optional<Location>;
 using Shape = SmallVector<int64_t>;
+
+bool msmlir::mindir::hasRepresentableSize(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return true;   // other constraints speak about these
+  int64_t n = 1;
+  for (int64_t d : t.getShape())
+    if (d < 0 || llvm::MulOverflow(n, d, n))
+      return false;
+  unsigned bits = t.getElementType().isIntOrFloat() ? t.getElementType().getIntOrFloatBitWidth()
+                                                    : 64;
+  int64_t bytes;
+  return !llvm::MulOverflow(n, int64_t(std::max(1u, bits / 8)), bytes);
+}
+
+LogicalResult msmlir::mindir::checkInferredSizes(Loc loc, ArrayRef<Type> inferred) {
+  for (Type t : inferred)
+    if (!hasRepresentableSize(t))
+      return emitOptionalError(loc, "result type ", t, " is too large (its element count or "
+                                                       "byte size does not fit in int64)");
+  return success();
+}
 
 namespace {
 /// Formats a number for messages as the user wrote it (%g: 0.5, 1e-05).
@@ -54,6 +77,23 @@ FailureOr<RankedTensorType> ranked(Loc loc, Value v, StringRef what) {
     return emitOptionalError(loc, what, " must be a statically shaped tensor, got ",
                              v.getType());
   return t;
+}
+
+/// a + b + ... with int64 overflow reported as a located error.
+FailureOr<int64_t> checkedSum(Loc loc, std::initializer_list<int64_t> terms, StringRef what) {
+  int64_t total = 0;
+  for (int64_t t : terms)
+    if (llvm::AddOverflow(total, t, total))
+      return emitOptionalError(loc, what, " overflows int64");
+  return total;
+}
+
+/// a * b with int64 overflow reported as a located error.
+FailureOr<int64_t> checkedProduct(Loc loc, int64_t a, int64_t b, StringRef what) {
+  int64_t r;
+  if (llvm::MulOverflow(a, b, r))
+    return emitOptionalError(loc, what, " overflows int64");
+  return r;
 }
 
 /// Checks that a shape given as an attribute has no negative dims.
@@ -131,14 +171,23 @@ FailureOr<int64_t> windowOut(Loc loc, StringRef padMode, int64_t in, int64_t k,
                              int64_t padHi) {
   if (stride <= 0 || dilation <= 0 || k <= 0)
     return emitOptionalError(loc, "kernel size, stride and dilation must be positive");
-  int64_t eff = dilation * (k - 1) + 1;
+  if (padLo < 0 || padHi < 0)
+    return emitOptionalError(loc, "padding must be non-negative");
+  auto span = checkedProduct(loc, dilation, k - 1, "the window size");
+  if (failed(span))
+    return failure();
+  auto effOr = checkedSum(loc, {*span, 1}, "the window size");
+  auto padded = checkedSum(loc, {in, padLo, padHi}, "the padded input size");
+  if (failed(effOr) || failed(padded))
+    return failure();
+  int64_t eff = *effOr;
   int64_t out;
   if (padMode == "same")
-    out = (in + stride - 1) / stride;
+    out = in / stride + (in % stride != 0);
   else if (padMode == "valid")
     out = in >= eff ? (in - eff) / stride + 1 : 0;
   else if (padMode == "pad")
-    out = in + padLo + padHi >= eff ? (in + padLo + padHi - eff) / stride + 1 : 0;
+    out = *padded >= eff ? (*padded - eff) / stride + 1 : 0;
   else
     return emitOptionalError(loc, "pad_mode must be \"same\", \"valid\" or \"pad\", got \"",
                              padMode, "\"");
@@ -1146,7 +1195,10 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
     } else if (d < 0) {
       return emitOptionalError(loc, "reshape target ", fmt(out), " has a negative dim");
     } else {
-      known *= d;
+      auto k = checkedProduct(loc, known, d, "the reshape target's element count");
+      if (failed(k))
+        return failure();
+      known = *k;
     }
   }
   int64_t total = t->getNumElements();
@@ -1332,10 +1384,16 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   Shape out;
   for (int64_t i = 0; i < t->getRank(); ++i) {
     int64_t dim = t->getDimSize(i);
-    int64_t s = size[i] == -1 ? dim - begin[i] : size[i];
-    if (begin[i] < 0 || s < 0 || begin[i] + s > dim)
-      return emitOptionalError(loc, "slice [", begin[i], ", ", begin[i] + s,
+    bool ok = begin[i] >= 0 && begin[i] <= dim;
+    int64_t s = size[i] == -1 && ok ? dim - begin[i] : size[i];
+    if (!ok || s < 0 || s > dim - begin[i]) {
+      int64_t end;
+      if (llvm::AddOverflow(begin[i], s, end))
+        return emitOptionalError(loc, "slice of size ", s, " at ", begin[i],
+                                 " is out of bounds for dim ", i, " of size ", dim);
+      return emitOptionalError(loc, "slice [", begin[i], ", ", end,
                                ") is out of bounds for dim ", i, " of size ", dim);
+    }
     out.push_back(s);
   }
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
@@ -1368,8 +1426,14 @@ LogicalResult StridedSliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a
     if (!ok)
       return emitOptionalError(loc, "begin ", b[i], " / end ", e[i],
                                " are not normalized indices for dim ", i, " of size ", dim);
-    int64_t n = s[i] > 0 ? (e[i] - b[i] + s[i] - 1) / s[i] : (b[i] - e[i] - s[i] - 1) / -s[i];
-    out.push_back(std::max<int64_t>(0, n));
+    // begin and end are within [-1, dim], so only the stride can overflow
+    int64_t span = s[i] > 0 ? e[i] - b[i] : b[i] - e[i];
+    int64_t n = 0;
+    if (span > 0)
+      n = s[i] == std::numeric_limits<int64_t>::min()
+              ? 1
+              : (span - 1) / (s[i] > 0 ? s[i] : -s[i]) + 1;
+    out.push_back(n);
   }
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
@@ -1404,7 +1468,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
       if ((int64_t)i != *axis && s[i] != first[i])
         return emitOptionalError(loc, "concat inputs ", fmt(first), " and ", fmt(s),
                                  " differ outside axis ", *axis);
-    out[*axis] += s[*axis];
+    auto sum = checkedSum(loc, {out[*axis], s[*axis]}, "the concatenated size");
+    if (failed(sum))
+      return failure();
+    out[*axis] = *sum;
   }
   inferred.push_back(RankedTensorType::get(out, elemOf(a.getInputs().front())));
   return success();
@@ -1483,7 +1550,10 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   for (size_t i = 0; i < m.size(); ++i) {
     if (m[i] <= 0)
       return emitOptionalError(loc, "multiples must be positive, got ", fmt(m));
-    out.push_back(m[i] * (i < off ? 1 : t->getDimSize(i - off)));
+    auto d = checkedProduct(loc, m[i], i < off ? 1 : t->getDimSize(i - off), "the tiled size");
+    if (failed(d))
+      return failure();
+    out.push_back(*d);
   }
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();
@@ -1507,7 +1577,10 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   for (int64_t i = 0; i < t->getRank(); ++i) {
     if (p[2 * i] < 0 || p[2 * i + 1] < 0)
       return emitOptionalError(loc, "paddings must be non-negative, got ", fmt(p));
-    out.push_back(t->getDimSize(i) + p[2 * i] + p[2 * i + 1]);
+    auto d = checkedSum(loc, {t->getDimSize(i), p[2 * i], p[2 * i + 1]}, "the padded size");
+    if (failed(d))
+      return failure();
+    out.push_back(*d);
   }
   inferred.push_back(RankedTensorType::get(out, t->getElementType()));
   return success();

@@ -2,7 +2,7 @@
 // RUN: ms-opt %s --split-input-file --verify-diagnostics
 
 func.func @constant_bad_element_type() -> tensor<2xi16> {
-  // expected-error @+1 {{'mindir.constant' op result #0 must be statically shaped tensor of f16, bf16, f32, f64, i1, i8, i32 or i64 values, but got 'tensor<2xi16>'}}
+  // expected-error @+1 {{'mindir.constant' op result #0 must be statically shaped tensor (at most 2^63-1 bytes) of f16, bf16, f32, f64, i1, i8, i32 or i64 values, but got 'tensor<2xi16>'}}
   %0 = mindir.constant dense<1> : tensor<2xi16>
   return %0 : tensor<2xi16>
 }
@@ -67,7 +67,7 @@ func.func @arange_not_1d() -> tensor<1x5xi32> {
 // -----
 
 func.func @arange_bool() -> tensor<2xi1> {
-  // expected-error @+1 {{'mindir.arange' op result #0 must be statically shaped tensor of number (f16, bf16, f32, f64, i8, i32, i64) values, but got 'tensor<2xi1>'}}
+  // expected-error @+1 {{'mindir.arange' op result #0 must be statically shaped tensor (at most 2^63-1 bytes) of number (f16, bf16, f32, f64, i8, i32, i64) values, but got 'tensor<2xi1>'}}
   %0 = mindir.arange {start = 0.0 : f64, limit = 2.0 : f64} : tensor<2xi1>
   return %0 : tensor<2xi1>
 }
@@ -91,7 +91,7 @@ func.func @random_uniform_empty_range() -> tensor<4xf32> {
 // -----
 
 func.func @random_uniform_int() -> tensor<4xi32> {
-  // expected-error @+1 {{'mindir.random_uniform' op result #0 must be statically shaped tensor of float (f16, bf16, f32, f64) values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'mindir.random_uniform' op result #0 must be statically shaped tensor (at most 2^63-1 bytes) of float (f16, bf16, f32, f64) values, but got 'tensor<4xi32>'}}
   %0 = mindir.random_uniform {seed = 1 : i64} : tensor<4xi32>
   return %0 : tensor<4xi32>
 }

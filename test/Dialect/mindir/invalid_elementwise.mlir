@@ -2,7 +2,7 @@
 // RUN: ms-opt %s --split-input-file --verify-diagnostics
 
 func.func @exp_int(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'mindir.exp' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'mindir.exp' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of float (f16, bf16, f32, f64) values, but got 'tensor<4xi32>'}}
   %0 = mindir.exp %x : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -10,7 +10,7 @@ func.func @exp_int(%x: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @neg_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'mindir.neg' op operand #0 must be statically shaped tensor of number (f16, bf16, f32, f64, i8, i32, i64) values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'mindir.neg' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of number (f16, bf16, f32, f64, i8, i32, i64) values, but got 'tensor<4xi1>'}}
   %0 = mindir.neg %x : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -18,7 +18,7 @@ func.func @neg_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
 // -----
 
 func.func @relu_dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{'mindir.relu' op operand #0 must be statically shaped tensor of number}}
+  // expected-error @+1 {{'mindir.relu' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of number}}
   %0 = mindir.relu %x : tensor<?xf32>
   return %0 : tensor<?xf32>
 }
@@ -26,7 +26,7 @@ func.func @relu_dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
 // -----
 
 func.func @sqrt_unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
-  // expected-error @+1 {{'mindir.sqrt' op operand #0 must be statically shaped tensor of float}}
+  // expected-error @+1 {{'mindir.sqrt' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of float}}
   %0 = "mindir.sqrt"(%x) : (tensor<*xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
@@ -34,7 +34,7 @@ func.func @sqrt_unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @abs_i16(%x: tensor<4xi16>) -> tensor<4xi16> {
-  // expected-error @+1 {{'mindir.abs' op operand #0 must be statically shaped tensor of number}}
+  // expected-error @+1 {{'mindir.abs' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of number}}
   %0 = mindir.abs %x : tensor<4xi16>
   return %0 : tensor<4xi16>
 }
@@ -50,7 +50,7 @@ func.func @sigmoid_type_mismatch(%x: tensor<4xf32>) -> tensor<4xf16> {
 // -----
 
 func.func @leaky_relu_int(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'mindir.leaky_relu' op operand #0 must be statically shaped tensor of float}}
+  // expected-error @+1 {{'mindir.leaky_relu' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of float}}
   %0 = mindir.leaky_relu %x : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -66,7 +66,7 @@ func.func @gelu_bad_approximate(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @logical_not_float(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'mindir.logical_not' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{'mindir.logical_not' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of 1-bit signless integer values, but got 'tensor<4xf32>'}}
   %0 = mindir.logical_not %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -74,7 +74,7 @@ func.func @logical_not_float(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @isnan_int(%x: tensor<4xi32>) -> tensor<4xi1> {
-  // expected-error @+1 {{'mindir.isnan' op operand #0 must be statically shaped tensor of float}}
+  // expected-error @+1 {{'mindir.isnan' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of float}}
   %0 = mindir.isnan %x : (tensor<4xi32>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -99,7 +99,7 @@ func.func @cast_shape(%x: tensor<4xf32>) -> tensor<2x2xi32> {
 // -----
 
 func.func @cast_to_i16(%x: tensor<4xf32>) -> tensor<4xi16> {
-  // expected-error @+1 {{'mindir.cast' op result #0 must be statically shaped tensor of f16, bf16, f32, f64, i1, i8, i32 or i64 values, but got 'tensor<4xi16>'}}
+  // expected-error @+1 {{'mindir.cast' op result #0 must be statically shaped tensor (at most 2^63-1 bytes) of f16, bf16, f32, f64, i1, i8, i32 or i64 values, but got 'tensor<4xi16>'}}
   %0 = mindir.cast %x : tensor<4xf32> to tensor<4xi16>
   return %0 : tensor<4xi16>
 }
@@ -143,7 +143,7 @@ func.func @div_wrong_result_element(%a: tensor<4xi32>) -> tensor<4xf32> {
 // -----
 
 func.func @floordiv_bool(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'mindir.floordiv' op operand #0 must be statically shaped tensor of number}}
+  // expected-error @+1 {{'mindir.floordiv' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of number}}
   %0 = mindir.floordiv %a, %a : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -151,7 +151,7 @@ func.func @floordiv_bool(%a: tensor<4xi1>) -> tensor<4xi1> {
 // -----
 
 func.func @mod_dynamic(%a: tensor<?xi32>) -> tensor<?xi32> {
-  // expected-error @+1 {{'mindir.mod' op operand #0 must be statically shaped tensor of number}}
+  // expected-error @+1 {{'mindir.mod' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of number}}
   %0 = mindir.mod %a, %a : (tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32>
   return %0 : tensor<?xi32>
 }
@@ -159,7 +159,7 @@ func.func @mod_dynamic(%a: tensor<?xi32>) -> tensor<?xi32> {
 // -----
 
 func.func @pow_int(%a: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'mindir.pow' op operand #0 must be statically shaped tensor of float}}
+  // expected-error @+1 {{'mindir.pow' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of float}}
   %0 = mindir.pow %a, %a : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -185,7 +185,7 @@ func.func @minimum_broadcast(%a: tensor<3x2xf32>, %b: tensor<3xf32>) -> tensor<3
 // -----
 
 func.func @equal_result_not_bool(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'mindir.equal' op result #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{'mindir.equal' op result #0 must be statically shaped tensor (at most 2^63-1 bytes) of 1-bit signless integer values, but got 'tensor<4xf32>'}}
   %0 = mindir.equal %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -220,7 +220,7 @@ func.func @not_equal_wrong_shape(%a: tensor<4xf32>, %b: tensor<f32>) -> tensor<i
 // -----
 
 func.func @logical_and_float(%a: tensor<4xf32>) -> tensor<4xi1> {
-  // expected-error @+1 {{'mindir.logical_and' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{'mindir.logical_and' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of 1-bit signless integer values, but got 'tensor<4xf32>'}}
   %0 = mindir.logical_and %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -237,7 +237,7 @@ func.func @logical_or_broadcast(%a: tensor<2xi1>, %b: tensor<3xi1>) -> tensor<3x
 // -----
 
 func.func @select_cond_not_bool(%c: tensor<4xf32>, %x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'mindir.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{'mindir.select' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of 1-bit signless integer values, but got 'tensor<4xf32>'}}
   %0 = mindir.select %c, %x, %x : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }

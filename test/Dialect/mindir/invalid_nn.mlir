@@ -101,7 +101,7 @@ func.func @conv2d_element_types(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf16>
 // -----
 
 func.func @conv2d_int(%x: tensor<1x3x8x8xi32>, %w: tensor<8x3x3x3xi32>) -> tensor<1x8x6x6xi32> {
-  // expected-error @+1 {{'mindir.conv2d' op operand #0 must be statically shaped tensor of float}}
+  // expected-error @+1 {{'mindir.conv2d' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of float}}
   %0 = mindir.conv2d %x, %w : (tensor<1x3x8x8xi32>, tensor<8x3x3x3xi32>) -> tensor<1x8x6x6xi32>
   return %0 : tensor<1x8x6x6xi32>
 }
@@ -258,7 +258,7 @@ func.func @log_softmax_axis(%x: tensor<4x10xf32>) -> tensor<4x10xf32> {
 // -----
 
 func.func @softmax_int(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'mindir.softmax' op operand #0 must be statically shaped tensor of float}}
+  // expected-error @+1 {{'mindir.softmax' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of float}}
   %0 = mindir.softmax %x : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -408,7 +408,7 @@ func.func @one_hot_on_off_types(%i: tensor<4xi32>, %on: tensor<f32>, %off: tenso
 // -----
 
 func.func @one_hot_float_indices(%i: tensor<4xf32>, %on: tensor<f32>) -> tensor<4x10xf32> {
-  // expected-error @+1 {{'mindir.one_hot' op operand #0 must be statically shaped tensor of integer (i8, i32, i64) values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{'mindir.one_hot' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of integer (i8, i32, i64) values, but got 'tensor<4xf32>'}}
   %0 = mindir.one_hot %i, %on, %on {depth = 10 : i64} : (tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4x10xf32>
   return %0 : tensor<4x10xf32>
 }
@@ -452,7 +452,7 @@ func.func @sparse_cross_entropy_labels(%l: tensor<4x10xf32>, %y: tensor<4x1xi32>
 // -----
 
 func.func @sparse_cross_entropy_float_labels(%l: tensor<4x10xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'mindir.sparse_softmax_cross_entropy_with_logits' op operand #1 must be statically shaped tensor of integer (i8, i32, i64) values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{'mindir.sparse_softmax_cross_entropy_with_logits' op operand #1 must be statically shaped tensor (at most 2^63-1 bytes) of integer (i8, i32, i64) values, but got 'tensor<4xf32>'}}
   %0:2 = mindir.sparse_softmax_cross_entropy_with_logits %l, %y : (tensor<4x10xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4x10xf32>)
   return %0#0 : tensor<4xf32>
 }

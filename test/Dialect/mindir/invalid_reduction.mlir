@@ -38,7 +38,7 @@ func.func @reduce_keep_dims_mismatch(%x: tensor<2x3xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @reduce_bool(%x: tensor<4xi1>) -> tensor<i1> {
-  // expected-error @+1 {{'mindir.reduce_prod' op operand #0 must be statically shaped tensor of number}}
+  // expected-error @+1 {{'mindir.reduce_prod' op operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of number}}
   %0 = mindir.reduce_prod %x : (tensor<4xi1>) -> tensor<i1>
   return %0 : tensor<i1>
 }
@@ -64,7 +64,7 @@ func.func @argmin_axis(%x: tensor<2x3xf32>) -> tensor<2xi32> {
 // -----
 
 func.func @argmax_i64_result(%x: tensor<2x3xf32>) -> tensor<2xi64> {
-  // expected-error @+1 {{'mindir.argmax' op result #0 must be statically shaped tensor of 32-bit signless integer values, but got 'tensor<2xi64>'}}
+  // expected-error @+1 {{'mindir.argmax' op result #0 must be statically shaped tensor (at most 2^63-1 bytes) of 32-bit signless integer values, but got 'tensor<2xi64>'}}
   %0 = mindir.argmax %x : (tensor<2x3xf32>) -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }

@@ -325,7 +325,7 @@ func.func @gather_axis(%p: tensor<10x4xf32>, %i: tensor<3xi32>) -> tensor<3x4xf3
 // -----
 
 func.func @gather_float_indices(%p: tensor<10x4xf32>, %i: tensor<3xf32>) -> tensor<3x4xf32> {
-  // expected-error @+1 {{'mindir.gather' op operand #1 must be statically shaped tensor of integer (i8, i32, i64) values, but got 'tensor<3xf32>'}}
+  // expected-error @+1 {{'mindir.gather' op operand #1 must be statically shaped tensor (at most 2^63-1 bytes) of integer (i8, i32, i64) values, but got 'tensor<3xf32>'}}
   %0 = mindir.gather %p, %i : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
@@ -364,4 +364,47 @@ func.func @pad_negative(%x: tensor<2x3xf32>) -> tensor<1x3xf32> {
   // expected-error @+1 {{'mindir.pad' op failed to infer returned types}}
   %0 = mindir.pad %x {paddings = array<i64: -1, 0, 0, 0>} : (tensor<2x3xf32>) -> tensor<1x3xf32>
   return %0 : tensor<1x3xf32>
+}
+
+// -----
+
+// Sizes that overflow int64 are located errors, never an MLIR assertion later.
+func.func @pad_size_overflows(%x: tensor<2xf32>) -> tensor<5xf32> {
+  // expected-error @+2 {{the padded size overflows int64}}
+  // expected-error @+1 {{'mindir.pad' op failed to infer returned types}}
+  %y = mindir.pad %x {paddings = array<i64: 9223372036854775800, 100>} : (tensor<2xf32>) -> tensor<5xf32>
+  return %y : tensor<5xf32>
+}
+
+// -----
+
+func.func @broadcast_too_large(%x: tensor<2xf32>) -> tensor<1099511627776x1099511627776xf32> {
+  // expected-error @+1 {{'mindir.broadcast_to' op result #0 must be statically shaped tensor (at most 2^63-1 bytes) of f16, bf16, f32, f64, i1, i8, i32 or i64 values, but got 'tensor<1099511627776x1099511627776xf32>'}}
+  %y = mindir.broadcast_to %x {shape = array<i64: 1099511627776, 1099511627776>} : (tensor<2xf32>) -> tensor<1099511627776x1099511627776xf32>
+  return %y : tensor<1099511627776x1099511627776xf32>
+}
+
+// -----
+
+func.func @tile_size_overflows(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{the tiled size overflows int64}}
+  // expected-error @+1 {{'mindir.tile' op failed to infer returned types}}
+  %y = mindir.tile %x {multiples = array<i64: 4611686018427387904>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @reshape_target_overflows(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{the reshape target's element count overflows int64}}
+  // expected-error @+1 {{'mindir.reshape' op failed to infer returned types}}
+  %y = mindir.reshape %x {shape = array<i64: 4294967296, 4294967296, -1>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @strided_slice_extreme_stride(%x: tensor<4xf32>) -> tensor<1xf32> {
+  %y = mindir.strided_slice %x {begin = array<i64: 0>, end = array<i64: 4>, strides = array<i64: 9223372036854775807>} : (tensor<4xf32>) -> tensor<1xf32>
+  return %y : tensor<1xf32>
 }

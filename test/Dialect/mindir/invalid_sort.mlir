@@ -29,7 +29,7 @@ func.func @sort_0d(%x: tensor<f32>) -> tensor<i32> {
 // -----
 
 func.func @sort_i64_indices(%x: tensor<4xf32>) -> tensor<4xi64> {
-  // expected-error @+1 {{result #1 must be statically shaped tensor of 32-bit signless integer values}}
+  // expected-error @+1 {{result #1 must be statically shaped tensor (at most 2^63-1 bytes) of 32-bit signless integer values}}
   %v, %i = mindir.sort %x : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi64>)
   return %i : tensor<4xi64>
 }
@@ -55,7 +55,7 @@ func.func @sort_shape_mismatch(%x: tensor<4x2xf32>) -> tensor<2x4xi32> {
 // -----
 
 func.func @sort_bool(%x: tensor<4xi1>) -> tensor<4xi32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of number (f16, bf16, f32, f64, i8, i32, i64) values}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor (at most 2^63-1 bytes) of number (f16, bf16, f32, f64, i8, i32, i64) values}}
   %v, %i = mindir.sort %x : (tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi32>)
   return %i : tensor<4xi32>
 }

@@ -96,3 +96,15 @@ func.func @host_callback_origin(%x: tensor<2xf32>) {
   "mindir.host_callback"(%x) {callee = @cb} : (tensor<2xf32>) -> ()
   return
 }
+
+// -----
+
+// Element types the compiler cannot handle are rejected by the verifier.
+func.func @f(%x: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  return %x : tensor<2xcomplex<f32>>
+}
+func.func @grad_of_complex(%x: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  // expected-error @+1 {{'mindir.grad' op operand #0 must be variadic of statically shaped tensor (at most 2^63-1 bytes) of f16, bf16, f32, f64, i1, i8, i32 or i64 values, but got 'tensor<2xcomplex<f32>>'}}
+  %d = mindir.grad @f(%x) {grad_position = array<i64: 0>} : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+  return %d : tensor<2xcomplex<f32>>
+}
