@@ -882,6 +882,12 @@ MI_FOLD_REDUCE(ReduceProdOp, false)
     int64_t axis = a.getAxis();                                                    \
     if (t->getRank() == 0)                                                         \
       return emitOptionalError(loc, "argmax/argmin need a tensor of rank >= 1");   \
+    auto ax = normAxis(loc, axis, t->getRank());                                   \
+    if (failed(ax))                                                                \
+      return failure();                                                            \
+    if (t->getDimSize(*ax) == 0) /* numpy and MindSpore raise too */               \
+      return emitOptionalError(loc, "argmax/argmin of an empty axis (", axis,        \
+                               " of shape ", fmt(t->getShape()), ") has no answer");  \
     return inferReduce(loc, a.getX(), {axis}, a.getKeepDims(),                     \
                        IntegerType::get(ctx, 32), inferred);                       \
   }

@@ -167,3 +167,12 @@ func.func @bias_add_element_types(%x: tensor<2x3xf32>, %b: tensor<3xi32>) -> ten
   %0 = mindir.bias_add %x, %b : (tensor<2x3xf32>, tensor<3xi32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @argmax_of_empty_axis(%x: tensor<3x0xf32>) -> tensor<3xi32> {
+  // expected-error @+2 {{argmax/argmin of an empty axis (1 of shape [3, 0]) has no answer}}
+  // expected-error @+1 {{'mindir.argmax' op failed to infer returned types}}
+  %0 = mindir.argmax %x {axis = 1 : i64} : (tensor<3x0xf32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
