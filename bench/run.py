@@ -12,9 +12,10 @@ text and compiled with msmlir.compiler.compile_mlir (msmlir-cpu-pipeline).
     python bench/run.py [--quick] [--only B1,B4] [--threads 1,2] [--no-peers]
                         [--pipeline "codegen=true globalize=false"]
 
-The table: time in ms per system (one msmlir column per threads value),
-ratio numpy/msmlir (> 1: msmlir is faster), and the msmlir first-call time
-(parse + pipeline + JIT + one call).
+The table: time in ms per system (one msmlir column per threads value), the
+best peer (the fastest of numpy / PyTorch / JAX in this run), the ratio
+best-peer time / msmlir time (> 1: msmlir is faster), and the msmlir
+first-call time (parse + pipeline + JIT + one call).
 """
 from __future__ import annotations
 
@@ -373,9 +374,9 @@ def main(argv=None):
     print(f"\nmsmlir-cpu-pipeline{{{args.pipeline}}} with threads={args.threads}; "
           f"{', '.join(versions.values())}; {os.cpu_count()} CPUs; min over repeats, ms\n")
     print("| bench | " + " | ".join(names) + " | "
-          + " | ".join(f"numpy / {c}" for c in ms_names) + " | "
+          + " | best peer | " + " | ".join(f"best peer / {c}" for c in ms_names) + " | "
           + " | ".join(f"first call {c} (ms)" for c in ms_names) + " |")
-    print("|---|" + "---|" * (len(names) + 2 * len(ms_names)))
+    print("|---|" + "---|" * (len(names) + 1 + 2 * len(ms_names)))
     what = {"B1": "gelu_tanh(x*1.5+0.5)*sigmoid(x), 4M", "B2": "softmax 4096x1024",
             "B3": "layernorm 4096x1024", "B4": "matmul 1024^3"}
     for k in keys:
@@ -383,10 +384,12 @@ def main(argv=None):
         for n in names:
             v = results[k].get(n, "-")
             cells.append(v if isinstance(v, str) else f"{v:.2f}")
-        npv = results[k].get("numpy")
+        peer_times = {n: results[k][n] for n in systems if isinstance(results[k].get(n), float)}
+        best = min(peer_times, key=peer_times.get) if peer_times else None
+        cells.append(best or "-")
         for c in ms_names:
             m = results[k].get(c)
-            cells.append(f"{npv / m:.2f}" if isinstance(m, float) and isinstance(npv, float) else "-")
+            cells.append(f"{peer_times[best] / m:.2f}" if best and isinstance(m, float) else "-")
         for c in ms_names:
             fc = first_call[k].get(c)
             cells.append(f"{fc:.0f}" if isinstance(fc, float) else "-")
