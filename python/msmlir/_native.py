@@ -43,6 +43,7 @@ LIB_PATH = _library_path()
 _lib = ctypes.CDLL(str(LIB_PATH), mode=ctypes.RTLD_LOCAL)
 _lib.msmlirRegisterDialects.argtypes = [ctypes.c_void_p]
 _lib.msmlirLoadDialects.argtypes = [ctypes.c_void_p]
+_lib.msmlirSetCrashContext.argtypes = [ctypes.c_char_p]
 
 _capsule_ptr = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_ptr.restype = ctypes.c_void_p
@@ -51,6 +52,12 @@ _capsule_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 def _c_ptr(obj, name: bytes) -> int:
     return _capsule_ptr(obj._CAPIPtr, name)
+
+
+def set_crash_context(text: str) -> None:
+    """What to print on stderr if the process dies on a signal from here on
+    (MLIR asserts on some invalid inputs); "" clears it. Used by ms-opt."""
+    _lib.msmlirSetCrashContext(text.encode("utf-8", "replace"))
 
 
 def load_dialects(context: ir.Context) -> None:

@@ -37,7 +37,14 @@ class Diag:
     @staticmethod
     def from_mlir(d) -> "Diag":
         sev = getattr(d.severity, "name", str(d.severity)).split(".")[-1].lower()
-        return Diag(sev, d.location, str(d.message), [Diag.from_mlir(n) for n in d.notes])
+        try:
+            message = str(d.message)
+        except (UnicodeDecodeError, RuntimeError):
+            # the bindings cannot hand over a message holding invalid UTF-8 (it
+            # quotes such bytes of the input); say so rather than drop it
+            message = ("(message not shown: it holds bytes that are not valid UTF-8, "
+                       "e.g. from a string attribute such as \"\\ff\")")
+        return Diag(sev, d.location, message, [Diag.from_mlir(n) for n in d.notes])
 
 
 class DiagnosticCollector:
@@ -52,8 +59,13 @@ class DiagnosticCollector:
     def __call__(self, d) -> bool:
         try:
             self.diags.append(Diag.from_mlir(d))
-        except Exception:  # never let a Python error escape into C++
-            pass
+        except Exception as e:  # never let a Python error escape into C++, never drop
+            try:
+                loc = d.location
+            except Exception:  # noqa: BLE001
+                loc = None
+            self.diags.append(Diag("error", loc, f"(a diagnostic could not be read: "
+                                                 f"{type(e).__name__}: {e})"))
         return True
 
     def take(self) -> list[Diag]:
