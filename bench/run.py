@@ -215,12 +215,9 @@ def msmlir_fns(keys, data, pipeline_opts):
 
 def _set_pipeline_defaults(get_pass, text):
     """'codegen=true threads=2' -> new defaults of msmlir-cpu-pipeline's options."""
-    from msmlir.passes.registry import parse_options
+    from msmlir.passes.registry import parse_options, set_option_defaults
     info = get_pass("msmlir-cpu-pipeline")
-    values = parse_options(info, text)
-    for k, v in values.items():
-        typ, _, help_ = info.options[k]
-        info.options[k] = (typ, v, help_)
+    set_option_defaults(info.name, parse_options(info, text))
 
 
 # ----------------------------------------------------------------------------- peers
@@ -374,7 +371,7 @@ def main(argv=None):
     print(f"\nmsmlir-cpu-pipeline{{{args.pipeline}}} with threads={args.threads}; "
           f"{', '.join(versions.values())}; {os.cpu_count()} CPUs; min over repeats, ms\n")
     print("| bench | " + " | ".join(names) + " | "
-          + " | best peer | " + " | ".join(f"best peer / {c}" for c in ms_names) + " | "
+          + "best peer | " + " | ".join(f"best peer / {c}" for c in ms_names) + " | "
           + " | ".join(f"first call {c} (ms)" for c in ms_names) + " |")
     print("|---|" + "---|" * (len(names) + 1 + 2 * len(ms_names)))
     what = {"B1": "gelu_tanh(x*1.5+0.5)*sigmoid(x), 4M", "B2": "softmax 4096x1024",

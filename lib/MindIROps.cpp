@@ -1142,15 +1142,18 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
     return failure();
   if (!shapeOf(a.getOnValue()).empty() || !shapeOf(a.getOffValue()).empty())
     return emitOptionalError(loc, "on_value and off_value must be 0-d tensors");
-  if (a.getDepth() <= 0)
-    return emitOptionalError(loc, "depth must be positive, got ", a.getDepth());
+  // I64Attr getters return uint64_t: read them as the signed values they are
+  int64_t depth = static_cast<int64_t>(a.getDepth());
+  int64_t axisAttr = static_cast<int64_t>(a.getAxis());
+  if (depth <= 0)
+    return emitOptionalError(loc, "depth must be positive, got ", depth);
   ArrayRef<int64_t> idx = shapeOf(a.getIndices());
-  int64_t axis = a.getAxis() == -1 ? idx.size() : a.getAxis();
+  int64_t axis = axisAttr == -1 ? idx.size() : axisAttr;
   if (axis < 0 || axis > (int64_t)idx.size())
-    return emitOptionalError(loc, "axis ", a.getAxis(), " is out of range for rank ",
+    return emitOptionalError(loc, "axis ", axisAttr, " is out of range for rank ",
                              idx.size() + 1);
   Shape out(idx.begin(), idx.end());
-  out.insert(out.begin() + axis, a.getDepth());
+  out.insert(out.begin() + axis, depth);
   inferred.push_back(RankedTensorType::get(out, elemOf(a.getOnValue())));
   return success();
 }
@@ -1496,7 +1499,7 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   auto axis = normAxis(loc, a.getAxis(), t->getRank());
   if (failed(axis))
     return failure();
-  int64_t n = a.getOutputNum(), dim = t->getDimSize(*axis);
+  int64_t n = static_cast<int64_t>(a.getOutputNum()), dim = t->getDimSize(*axis);
   if (n <= 0 || dim % n)
     return emitOptionalError(loc, "cannot split dim ", *axis, " of size ", dim, " into ", n,
                              " equal parts");

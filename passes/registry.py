@@ -4,12 +4,27 @@ Upstream passes run through `mlir.passmanager` unchanged; our passes are
 Python callables added to the same PassManager (`PassManager.add(callable)`),
 so one pipeline string can mix both, e.g.
 `builtin.module(convert-mindir-to-linalg,canonicalize,func.func(cse))`.
+
+Options are declared once, typed, next to the pass:
+
+    @register_pass("msmlir-cpu-fast-math", "f32 exp/tanh/erf -> polynomials",
+                   options={"ops": Option(str, "exp,tanh,erf", "which math ops"),
+                            "min-lanes": Option(int, 8, "smallest vector rewritten")})
+    def fast_math(module, *, ops: str, min_lanes: int): ...
+
+The declaration is what the pipeline parser converts option text with, what
+`ms-opt --help` lists, and where the defaults live: the pass receives every
+option as a keyword argument (`min-lanes` -> `min_lanes`) and its signature
+declares no defaults (both checked at registration). Pipelines
+(`register_pipeline`) take the same declarations.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import inspect
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
 from mlir import ir
 from mlir.passmanager import PassManager
@@ -23,42 +38,144 @@ class PipelineError(ValueError):
     """A pipeline string names an unknown pass or a bad option."""
 
 
+_OPTION_TYPES = (bool, int, float, str, list)
+
+
+class Option(NamedTuple):
+    """One typed pass option: `type` is bool, int, float, str or list (a
+    comma-separated list of ints); `default` must be of that type."""
+    type: type
+    default: Any
+    help: str
+
+
+def python_name(option: str) -> str:
+    """The keyword argument an option is passed as: 'min-work' -> 'min_work'."""
+    return option.replace("-", "_")
+
+
 @dataclass
 class PassInfo:
     name: str
     summary: str
-    run: Callable | None = None  # run(module_op, **options); None for pipelines
-    options: dict = field(default_factory=dict)  # name -> (type, default, help)
-    expand: Callable | None = None  # pipelines: expand(**options) -> pipeline text
+    # run(module_op, **options) / expand(**options) -> pipeline text (None for
+    # the other kind): options by declared or Python name, the others take
+    # their current defaults.
+    run: Callable | None = None
+    options: dict[str, Option] = field(default_factory=dict)  # name -> Option
+    expand: Callable | None = None
+
+    def defaults(self) -> dict:
+        """{option name: current default}."""
+        return {k: o.default for k, o in self.options.items()}
+
+    def kwargs(self, given: dict | None = None) -> dict:
+        """{Python name: value} for every option: `given` (keys as declared or
+        as Python names) over the current defaults."""
+        out = {python_name(k): v for k, v in self.defaults().items()}
+        for k, v in (given or {}).items():
+            key = python_name(k)
+            if key not in out:
+                raise PipelineError(f"'{self.name}' has no option '{k}'")
+            out[key] = v
+        return out
 
 
 _PASSES: dict[str, PassInfo] = {}
-# Modules that define passes; imported lazily so ms-opt starts fast.
+# Modules that define passes (in pipeline order); imported lazily so ms-opt starts fast.
 _PASS_MODULES = [
     "msmlir.passes.graph",
     "msmlir.passes.autodiff",
-    "msmlir.passes.lowering",
-    "msmlir.passes.pipelines",
-    "msmlir.passes.cpu",
+    "msmlir.passes.vmap",
     "msmlir.passes.kernel",
+    "msmlir.passes.lowering",
+    "msmlir.passes.fusion",
+    "msmlir.passes.bufferize",
+    "msmlir.passes.cpu",
+    "msmlir.passes.pipelines",
 ]
 _loaded = False
 
 
+def _declare(name: str, fn: Callable, options: dict | None, skip_first: bool) -> dict:
+    """Checks a pass's option declarations and that its function takes exactly
+    those options, keyword-only, without defaults; returns {name: Option}."""
+    options = dict(options or {})
+    for key, opt in options.items():
+        if not isinstance(opt, Option):
+            raise TypeError(f"{name}: option '{key}' must be declared with Option(type, default, help)")
+        if opt.type not in _OPTION_TYPES:
+            raise TypeError(f"{name}: option '{key}' has unsupported type {opt.type!r}")
+        if not isinstance(opt.default, opt.type) or (opt.type is not bool and isinstance(opt.default, bool)):
+            raise TypeError(f"{name}: default {opt.default!r} of option '{key}' is not a {opt.type.__name__}")
+    params = list(inspect.signature(fn).parameters.values())[1 if skip_first else 0:]
+    if not options and all(p.default is not p.empty for p in params):
+        return options
+    want = {python_name(k) for k in options}
+    have = {p.name for p in params}
+    if have != want or any(p.kind is not p.KEYWORD_ONLY for p in params):
+        raise TypeError(f"{name}: {fn.__qualname__} must take exactly the keyword-only arguments "
+                        f"{sorted(want)} (its options), got {sorted(have)}")
+    if any(p.default is not p.empty for p in params):
+        raise TypeError(f"{name}: {fn.__qualname__} repeats option defaults in its signature; "
+                        "they belong in the Option declarations only")
+    return options
+
+
+def _with_options(info: PassInfo, fn: Callable) -> Callable:
+    """fn(*args, **{python_name: value}) for every option, from options given
+    by declared or Python name; the rest take the current defaults."""
+    def call(*args, **given):
+        return fn(*args, **info.kwargs(given))
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn
+    return call
+
+
 def register_pass(name: str, summary: str, options: dict | None = None):
-    """Decorator: registers `run(module_op, **options)` as pass `name`."""
+    """Decorator: registers `run(module_op, *, <options>)` as pass `name`."""
     def deco(fn):
-        _PASSES[name] = PassInfo(name, summary, run=fn, options=dict(options or {}))
+        info = PassInfo(name, summary, options=_declare(name, fn, options, skip_first=True))
+        info.run = _with_options(info, fn)
+        _PASSES[name] = info
         return fn
     return deco
 
 
 def register_pipeline(name: str, summary: str, options: dict | None = None):
-    """Decorator: registers `expand(**options) -> str` (pipeline elements) as `name`."""
+    """Decorator: registers `expand(*, <options>) -> str` (pipeline elements) as `name`."""
     def deco(fn):
-        _PASSES[name] = PassInfo(name, summary, expand=fn, options=dict(options or {}))
+        info = PassInfo(name, summary, options=_declare(name, fn, options, skip_first=False))
+        info.expand = _with_options(info, fn)
+        _PASSES[name] = info
         return fn
     return deco
+
+
+def set_option_defaults(name: str, values: dict) -> dict:
+    """Changes the defaults of pass `name`'s options ({option: value}, names as
+    declared); returns the previous defaults of those options."""
+    info = get_pass(name)
+    if info is None:
+        raise PipelineError(f"no msmlir pass or pipeline named '{name}'")
+    old = {}
+    for key, value in values.items():
+        if key not in info.options:
+            raise PipelineError(f"'{name}' has no option '{key}'")
+        old[key] = info.options[key].default
+        info.options[key] = info.options[key]._replace(default=value)
+    return old
+
+
+@contextlib.contextmanager
+def option_defaults(name: str, values: dict):
+    """Temporarily changes the defaults of pass `name`'s options."""
+    old = set_option_defaults(name, values)
+    try:
+        yield
+    finally:
+        set_option_defaults(name, old)
 
 
 def _load():
@@ -109,7 +226,7 @@ def parse_element(elem: str) -> tuple[str, str | None]:
 
 def parse_options(info: PassInfo, text: str | None) -> dict:
     """Parses 'a=1 b=true c=x,y' against the pass's declared options."""
-    values = {k: default for k, (_, default, _) in info.options.items()}
+    values = info.defaults()
     if not text:
         return values
     for tok in _split_option_tokens(text):
@@ -118,7 +235,7 @@ def parse_options(info: PassInfo, text: str | None) -> dict:
         if key not in info.options:
             known = ", ".join(info.options) or "none"
             raise PipelineError(f"'{info.name}' has no option '{key}' (options: {known})")
-        typ = info.options[key][0]
+        typ = info.options[key].type
         values[key] = _convert(info.name, key, typ, raw.strip() if eq else "true")
     return values
 
@@ -149,7 +266,7 @@ def _convert(pass_name, key, typ, raw):
             if raw.lower() in ("false", "0"):
                 return False
             raise ValueError(raw)
-        if typ in (list, tuple):
+        if typ is list:
             return [int(x) for x in raw.strip("[]").split(",") if x.strip()]
         return typ(raw)
     except ValueError:

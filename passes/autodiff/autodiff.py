@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import func
 
+from msmlir.dialects import mindir
+
 from ..registry import PassFailure, register_pass
 from ..symbols import unique_symbol
 from . import control_flow  # noqa: F401  (registers the structured entries)
@@ -259,7 +261,7 @@ def build_combined(state, f, positions, dresults, *, seeds_from_args: bool, retu
         for t, i in enumerate(dresults):
             if not fd.is_varied(rets[i]):
                 continue
-            s = body.arguments[len(ins) + t] if seeds_from_args else E.ones_like(rets[i])
+            s = body.arguments[len(ins) + t] if seeds_from_args else mindir.ones_like(rets[i])
             seeds.append((rets[i], s))
         adj = bd.backward(seeds)
         grads = []

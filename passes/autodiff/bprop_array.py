@@ -78,13 +78,13 @@ def _strided_slice(op, d):
             ge = list(E.shape(g))
             gs = [1] * r
             gb[dim], ge[dim], gs[dim] = n - 1, -1, -1
-            g = E.strided_slice(g, gb, ge, gs)
+            g = mindir.strided_slice(g, gb, ge, gs)
             first, s = b + (n - 1) * s, -s
         else:
             first = b
         keep = n
         if s > 1:
-            g = E.mindir_expand_dims(g, dim + 1)
+            g = mindir.expand_dims(g, dim + 1)
             g = _pad_dim(g, dim + 1, 0, s - 1)
             gsh = E.shape(g)
             g = E.reshape(g, gsh[:dim] + [n * s] + gsh[dim + 2:])
@@ -156,12 +156,12 @@ def _gather(op, d):
     # then clamped to [0, depth - 1] (convert-mindir-to-linalg's gather)
     idx = E.reshape(indices, [n])
     zero = E.scalar(0, idx)
-    idx = E.select(E.less(idx, zero), E.add(idx, E.scalar(depth, idx)), idx)
-    idx = E.clamp(idx, zero, E.scalar(depth - 1, idx))
+    idx = mindir.select(mindir.less(idx, zero), mindir.add(idx, E.scalar(depth, idx)), idx)
+    idx = mindir.clamp(idx, zero, E.scalar(depth - 1, idx))
     oh = E.one_hot(idx, depth, et)                                # [n, A]
     g = E.reshape(d[0], [pre, n, post])
     g = E.reshape(E.transpose(g, [1, 0, 2]), [n, pre * post])
-    dp = E.matmul(oh, g, ta=True)                                 # [A, pre * post]
+    dp = mindir.matmul(oh, g, transpose_a=True, transpose_b=False)  # [A, pre * post]
     dp = E.transpose(E.reshape(dp, [depth, pre, post]), [1, 0, 2])
     return [E.reshape(dp, ps), None]
 
@@ -186,10 +186,10 @@ def _sort(op, d):
     # flat position of (p, inv, q) in the [pre, n, post] view: (p * n + inv) * post + q
     pos = E.reshape(inv, [pre, n, post])
     if post > 1:
-        pos = E.add(E.mul(pos, E.scalar(post, i32)),
-                    E.constant(np.arange(post).reshape(1, 1, post), i32))
+        pos = mindir.add(mindir.mul(pos, E.scalar(post, i32)),
+                         E.constant(np.arange(post).reshape(1, 1, post), i32))
     if pre > 1:
-        pos = E.add(pos, E.constant((np.arange(pre) * (n * post)).reshape(pre, 1, 1), i32))
+        pos = mindir.add(pos, E.constant((np.arange(pre) * (n * post)).reshape(pre, 1, 1), i32))
     g = mindir.GatherOp(E.reshape(d[0], [numel]), E.reshape(pos, [numel]), axis=E.i64(0)).result
     return [E.reshape(g, xs)]
 
@@ -204,5 +204,5 @@ def _tile(op, d):
     for m, n in zip(mult, xv):
         inter += [m, n]
     g = E.reshape(d[0], inter)
-    g = E.reduce_sum(g, list(range(0, 2 * len(mult), 2)))
+    g = mindir.reduce_sum(g, axes=E.i64s(range(0, 2 * len(mult), 2)), keep_dims=E.boolattr(False))
     return [E.reshape(g, xs)]

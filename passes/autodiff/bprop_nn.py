@@ -16,12 +16,12 @@ from .registry import needs_grad, register_bprop as bprop
 def _sum(x, axes, keep_dims=False):
     """reduce_sum over `axes`; no reduction for an empty list (reduce_sum's empty
     axes would mean all axes)."""
-    return E.reduce_sum(x, axes, keep_dims) if axes else x
+    return mindir.reduce_sum(x, axes=E.i64s(axes), keep_dims=E.boolattr(keep_dims)) if axes else x
 
 
 def _mean(x, axes):
     n = math.prod(E.shape(x)[a] for a in axes)
-    return E.scale(E.reduce_sum(x, axes, keep_dims=True), 1.0 / n)
+    return E.scale(mindir.reduce_sum(x, axes=E.i64s(axes), keep_dims=E.boolattr(True)), 1.0 / n)
 
 
 @bprop("mindir.bias_add")
@@ -133,21 +133,21 @@ def _max_pool2d_grad(op, d):
             b = [0, 0, i, j]
             e = [n_, c_, i + (ho - 1) * sh + 1, j + (wo - 1) * sw + 1]
             st = [1, 1, sh, sw]
-            slices.append((E.strided_slice(xp, b, e, st), E.strided_slice(gp, b, e, st)))
+            slices.append((mindir.strided_slice(xp, b, e, st), mindir.strided_slice(gp, b, e, st)))
     ymax = slices[0][0]
     for xs, _ in slices[1:]:
-        ymax = E.maximum(ymax, xs)
+        ymax = mindir.maximum(ymax, xs)
     # first maximum in row-major window order, with float 0/1 masks
     out, taken = None, None
     for xs, gs in slices:
-        hit = E.cast_mask(E.equal(xs, ymax), xs)
+        hit = E.cast_mask(mindir.equal(xs, ymax), xs)
         if taken is not None:
-            hit = E.mul(hit, E.sub(E.scalar(1.0, xs), taken))
-            taken = E.add(taken, hit)
+            hit = mindir.mul(hit, mindir.sub(E.scalar(1.0, xs), taken))
+            taken = mindir.add(taken, hit)
         else:
             taken = hit
-        term = E.mul(gs, hit)
-        out = term if out is None else E.add(out, term)
+        term = mindir.mul(gs, hit)
+        out = term if out is None else mindir.add(out, term)
     return [None, out]
 
 
@@ -157,21 +157,22 @@ def _max_pool2d_grad(op, d):
 def _softmax(op, d):
     y = op.operation.results[0]
     axis = E.attr(op, "axis", -1)
-    s = E.reduce_sum(E.mul(d[0], y), [axis], keep_dims=True)
-    return [E.mul(y, E.sub(d[0], s))]
+    s = mindir.reduce_sum(mindir.mul(d[0], y), axes=E.i64s([axis]), keep_dims=E.boolattr(True))
+    return [mindir.mul(y, mindir.sub(d[0], s))]
 
 
 @bprop("mindir.log_softmax")
 def _log_softmax(op, d):
     y = op.operation.results[0]
     axis = E.attr(op, "axis", -1)
-    s = E.reduce_sum(d[0], [axis], keep_dims=True)
-    return [E.sub(d[0], E.mul(E.exp(y), s))]
+    s = mindir.reduce_sum(d[0], axes=E.i64s([axis]), keep_dims=E.boolattr(True))
+    return [mindir.sub(d[0], mindir.mul(mindir.exp(y), s))]
 
 
 def _softmax_vjp(s, g):
     """Softmax's vjp along the last axis given the softmax s."""
-    return E.mul(s, E.sub(g, E.reduce_sum(E.mul(g, s), [-1], keep_dims=True)))
+    gs = mindir.reduce_sum(mindir.mul(g, s), axes=E.i64s([-1]), keep_dims=E.boolattr(True))
+    return mindir.mul(s, mindir.sub(g, gs))
 
 
 @bprop("mindir.softmax_cross_entropy_with_logits")
@@ -183,16 +184,16 @@ def _sce(op, d):
     dl = dlab = None
     if dloss is not None:
         dl2 = E.reshape(dloss, [n, 1])
-        dl = E.mul(dl2, backprop)
+        dl = mindir.mul(dl2, backprop)
         if needs_grad(1):
             lsm = mindir.LogSoftmaxOp(logits).result
-            dlab = E.neg(E.mul(dl2, lsm))
+            dlab = mindir.neg(mindir.mul(dl2, lsm))
     if dbp is not None:
-        s = E.add(backprop, labels)  # softmax(logits)
+        s = mindir.add(backprop, labels)  # softmax(logits)
         t = _softmax_vjp(s, dbp)
-        dl = t if dl is None else E.add(dl, t)
+        dl = t if dl is None else mindir.add(dl, t)
         if needs_grad(1):
-            dlab = E.neg(dbp) if dlab is None else E.sub(dlab, dbp)
+            dlab = mindir.neg(dbp) if dlab is None else mindir.sub(dlab, dbp)
     return [dl, dlab]
 
 
@@ -204,11 +205,11 @@ def _sparse_sce(op, d):
     n = E.shape(logits)[0]
     dl = None
     if dloss is not None:
-        dl = E.mul(E.reshape(dloss, [n, 1]), backprop)
+        dl = mindir.mul(E.reshape(dloss, [n, 1]), backprop)
     if dbp is not None:
         s = mindir.SoftmaxOp(logits).result
         t = _softmax_vjp(s, dbp)
-        dl = t if dl is None else E.add(dl, t)
+        dl = t if dl is None else mindir.add(dl, t)
     return [dl, None]
 
 
@@ -225,25 +226,25 @@ def _layer_norm(op, d):
     bpa = E.norm_axis(E.attr(op, "begin_params_axis", -1), r)
     naxes = list(range(bna, r))
     m = math.prod(xs[bna:])
-    xhat = E.mul(E.sub(x, mean), rstd)
+    xhat = mindir.mul(mindir.sub(x, mean), rstd)
     dx = dgamma = dbeta = None
     if dy is not None:
         if needs_grad(1):
-            dgamma = _sum(E.mul(dy, xhat), list(range(bpa)))
+            dgamma = _sum(mindir.mul(dy, xhat), list(range(bpa)))
         if needs_grad(2):
             dbeta = _sum(dy, list(range(bpa)))
         if needs_grad(0):
-            dxhat = E.mul(dy, gamma)
-            inner = E.sub(E.sub(dxhat, _mean(dxhat, naxes)),
-                          E.mul(xhat, _mean(E.mul(dxhat, xhat), naxes)))
-            dx = E.mul(rstd, inner)
+            dxhat = mindir.mul(dy, gamma)
+            inner = mindir.sub(mindir.sub(dxhat, _mean(dxhat, naxes)),
+                               mindir.mul(xhat, _mean(mindir.mul(dxhat, xhat), naxes)))
+            dx = mindir.mul(rstd, inner)
     if needs_grad(0):
         if dmean is not None:
             t = E.broadcast_to(E.scale(dmean, 1.0 / m), xs)
-            dx = t if dx is None else E.add(dx, t)
+            dx = t if dx is None else mindir.add(dx, t)
         if drstd is not None:
-            t = E.mul(E.scale(E.mul(drstd, E.square(rstd)), -1.0 / m), xhat)
-            dx = t if dx is None else E.add(dx, t)
+            t = mindir.mul(E.scale(mindir.mul(drstd, mindir.square(rstd)), -1.0 / m), xhat)
+            dx = t if dx is None else mindir.add(dx, t)
     return [dx, dgamma, dbeta]
 
 
@@ -264,50 +265,54 @@ def _batch_norm(op, d):
     dx = dscale = dbias = dmean_in = dvar_in = None
     if training:
         mu, var = vec(bmean), vec(bvar)
-        rstd = E.rsqrt(E.add(var, E.scalar(eps, var)))
-        xc = E.sub(x, mu)
-        xhat = E.mul(xc, rstd)
+        rstd = mindir.rsqrt(mindir.add(var, E.scalar(eps, var)))
+        xc = mindir.sub(x, mu)
+        xhat = mindir.mul(xc, rstd)
         if dy is not None:
             if needs_grad(1):
-                dscale = E.reduce_sum(E.mul(dy, xhat), axes)
+                dscale = mindir.reduce_sum(mindir.mul(dy, xhat), axes=E.i64s(axes),
+                                           keep_dims=E.boolattr(False))
             if needs_grad(2):
-                dbias = E.reduce_sum(dy, axes)
+                dbias = mindir.reduce_sum(dy, axes=E.i64s(axes), keep_dims=E.boolattr(False))
             if needs_grad(0):
-                dxhat = E.mul(dy, vec(scale))
-                inner = E.sub(E.sub(dxhat, _mean(dxhat, axes)),
-                              E.mul(xhat, _mean(E.mul(dxhat, xhat), axes)))
-                dx = E.mul(rstd, inner)
+                dxhat = mindir.mul(dy, vec(scale))
+                inner = mindir.sub(mindir.sub(dxhat, _mean(dxhat, axes)),
+                                   mindir.mul(xhat, _mean(mindir.mul(dxhat, xhat), axes)))
+                dx = mindir.mul(rstd, inner)
         if needs_grad(0):
             if dm is not None:
                 t = E.broadcast_to(E.scale(vec(dm), 1.0 / m), xs)
-                dx = t if dx is None else E.add(dx, t)
+                dx = t if dx is None else mindir.add(dx, t)
             if dv is not None:
-                t = E.mul(E.scale(vec(dv), 2.0 / m), xc)
-                dx = t if dx is None else E.add(dx, t)
+                t = mindir.mul(E.scale(vec(dv), 2.0 / m), xc)
+                dx = t if dx is None else mindir.add(dx, t)
         return [dx, dscale, dbias, None, None]
     # inference: normalised with the given statistics, which are also returned
     mu, var = vec(mean_in), vec(var_in)
-    rstd = E.rsqrt(E.add(var, E.scalar(eps, var)))
-    xc = E.sub(x, mu)
+    rstd = mindir.rsqrt(mindir.add(var, E.scalar(eps, var)))
+    xc = mindir.sub(x, mu)
     if dy is not None:
-        k = E.mul(vec(scale), rstd)
-        dyk = E.mul(dy, k)
+        k = mindir.mul(vec(scale), rstd)
+        dyk = mindir.mul(dy, k)
         if needs_grad(0):
             dx = dyk
         if needs_grad(1):
-            dscale = E.reduce_sum(E.mul(dy, E.mul(xc, rstd)), axes)
+            dscale = mindir.reduce_sum(mindir.mul(dy, mindir.mul(xc, rstd)), axes=E.i64s(axes),
+                                       keep_dims=E.boolattr(False))
         if needs_grad(2):
-            dbias = E.reduce_sum(dy, axes)
+            dbias = mindir.reduce_sum(dy, axes=E.i64s(axes), keep_dims=E.boolattr(False))
         if needs_grad(3):
-            dmean_in = E.neg(E.reduce_sum(dyk, axes))
+            dmean_in = mindir.neg(mindir.reduce_sum(dyk, axes=E.i64s(axes),
+                                                    keep_dims=E.boolattr(False)))
         if needs_grad(4):
-            r3 = E.mul(rstd, E.square(rstd))
-            dvar_in = E.reduce_sum(E.mul(E.mul(dy, vec(scale)), E.mul(xc, E.scale(r3, -0.5))),
-                                   axes)
+            r3 = mindir.mul(rstd, mindir.square(rstd))
+            dvar_in = mindir.reduce_sum(
+                mindir.mul(mindir.mul(dy, vec(scale)), mindir.mul(xc, E.scale(r3, -0.5))),
+                axes=E.i64s(axes), keep_dims=E.boolattr(False))
     if dm is not None and needs_grad(3):
-        dmean_in = dm if dmean_in is None else E.add(dmean_in, dm)
+        dmean_in = dm if dmean_in is None else mindir.add(dmean_in, dm)
     if dv is not None and needs_grad(4):
-        dvar_in = dv if dvar_in is None else E.add(dvar_in, dv)
+        dvar_in = dv if dvar_in is None else mindir.add(dvar_in, dv)
     return [dx, dscale, dbias, dmean_in, dvar_in]
 
 
@@ -318,7 +323,7 @@ def _dropout(op, d):
     rest = [None] * (len(op.operation.operands) - 1)  # the run-time RNG offset, if any
     if d[0] is None:
         return [None] + rest
-    return [E.scale(E.mul(d[0], mask), 1.0 / keep)] + rest
+    return [E.scale(mindir.mul(d[0], mask), 1.0 / keep)] + rest
 
 
 @bprop("mindir.one_hot")
@@ -331,8 +336,10 @@ def _one_hot(op, d):
     et = E.elem(y)
     mask = mindir.OneHotOp(indices, E.scalar(1.0, et), E.scalar(0.0, et), E.i64(depth),
                            axis=E.i64(axis)).result
-    don = E.reduce_sum(E.mul(d[0], mask)) if needs_grad(1) else None
-    doff = E.reduce_sum(E.mul(d[0], E.sub(E.scalar(1.0, et), mask))) if needs_grad(2) else None
+    total = dict(axes=E.i64s([]), keep_dims=E.boolattr(False))
+    don = mindir.reduce_sum(mindir.mul(d[0], mask), **total) if needs_grad(1) else None
+    doff = (mindir.reduce_sum(mindir.mul(d[0], mindir.sub(E.scalar(1.0, et), mask)), **total)
+            if needs_grad(2) else None)
     return [None, don, doff]
 
 

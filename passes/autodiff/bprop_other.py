@@ -7,6 +7,7 @@ from mlir import ir
 from mlir.dialects import tensor
 
 from . import emit as E
+from .activity import AutodiffError
 from .registry import register_bprop as bprop, register_non_differentiable
 
 # --- non-differentiable: results carry no gradient (explicit, not by omission) ------
@@ -47,7 +48,6 @@ def _host_callback(op, d):
     """Python run by the interpreter has no derivative: a clear error, not a silent zero."""
     if all(g is None for g in d):
         return [None] * len(op.operation.operands)
-    from .activity import AutodiffError
     origin = ir.StringAttr(op.operation.attributes["origin"]).value
     raise AutodiffError(f"mindir-autodiff: no gradient through {origin}: it runs in the Python "
                         f"interpreter at run time (JIT Fallback); compute it with msmlir.ops / "

@@ -289,6 +289,11 @@ class ForEntry:
             with ir.InsertionPoint(self.op), self.loc:
                 if None not in c:
                     n = max(0, -(-(c[1] - c[0]) // c[2])) if c[2] > 0 else 0
+                    if n >= 2 ** 62:   # every iteration's values are kept for the backward
+                        raise AutodiffError(
+                            f"mindir-autodiff: the scf.for from {c[0]} to {c[1]} step {c[2]} "
+                            f"runs {n} times, too many to keep each iteration's values for "
+                            f"the gradient", self.loc)
                     self.trip = (E.index(n), n)
                 else:
                     one = E.index(1)

@@ -1,15 +1,19 @@
-"""IR builders over mindir ops for the bprop rules.
+"""IR helpers for the bprop rules: type and attribute queries, constants, and
+the compositions rules share (sum_to, unreduce, where, scale, ...).
 
-Every function builds at the current insertion point and location (the
-autodiff engine sets both around each rule), infers result types through the
-ops' C++ inference, and returns an `ir.Value`. The backward pass is therefore
-plain mindir that CSE/canonicalize/fusion optimise like the forward.
+A single op is built with its generated builder (`mindir.add(a, b)`,
+`mindir.reduce_sum(x, axes=i64s(axes), keep_dims=boolattr(k))`). Every
+builder works at the current insertion point and location (the autodiff
+engine sets both around each rule), infers result types through the ops' C++
+inference, and returns an `ir.Value`. The backward pass is therefore plain
+mindir that CSE/canonicalize/fusion optimise like the forward.
 """
 from __future__ import annotations
 
 import math
 from typing import Sequence
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
@@ -109,14 +113,12 @@ def scalar(value: float, like) -> ir.Value:
 
 def constant(array, et: ir.Type) -> ir.Value:
     """A dense mindir.constant from a numpy array (0/1 masks, selection matrices)."""
-    import numpy as np
     arr = np.asarray(array, dtype=np.float64 if is_float_type(et) else np.int64)
     t = ir.RankedTensorType.get(list(arr.shape), et)
     return mindir.ConstantOp(ir.DenseElementsAttr.get(arr.astype(_np_dtype(et)), type=t)).result
 
 
 def _np_dtype(et):
-    import numpy as np
     return {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
             "i8": np.int8, "i32": np.int32, "i64": np.int64}[str(et)]
 
@@ -128,10 +130,6 @@ def zeros_like(v) -> ir.Value:
     if isinstance(t, ir.RankedTensorType):
         return fill_dynamic_like(v, 0.0)
     return scalar_constant(t, 0)
-
-
-def ones_like(v) -> ir.Value:
-    return mindir.OnesLikeOp(v).result
 
 
 def zeros(shape_: Sequence[int], et: ir.Type) -> ir.Value:
@@ -173,121 +171,13 @@ def empty(t: ir.RankedTensorType, dyn_sizes: Sequence[ir.Value] = ()) -> ir.Valu
 
 # --- elementwise ----------------------------------------------------------------
 
-def add(a, b):
-    return mindir.AddOp(a, b).result
-
-
 def add_any(a, b):
     """a + b for static mindir tensors, or dynamically shaped tensors (linalg.add)."""
     if is_static_tensor(a.type) and is_static_tensor(b.type):
-        return add(a, b)
+        return mindir.add(a, b)
     if isinstance(a.type, ir.RankedTensorType):
         return linalg.add(a, b, outs=[fill_dynamic_like(a, 0.0)])
     return arith.AddFOp(a, b).result
-
-
-def sub(a, b):
-    return mindir.SubOp(a, b).result
-
-
-def mul(a, b):
-    return mindir.MulOp(a, b).result
-
-
-def div(a, b):
-    return mindir.DivOp(a, b).result
-
-
-def neg(a):
-    return mindir.NegOp(a).result
-
-
-def square(a):
-    return mindir.SquareOp(a).result
-
-
-def exp(a):
-    return mindir.ExpOp(a).result
-
-
-def log(a):
-    return mindir.LogOp(a).result
-
-
-def sqrt(a):
-    return mindir.SqrtOp(a).result
-
-
-def rsqrt(a):
-    return mindir.RsqrtOp(a).result
-
-
-def reciprocal(a):
-    return mindir.ReciprocalOp(a).result
-
-
-def tanh(a):
-    return mindir.TanhOp(a).result
-
-
-def sigmoid(a):
-    return mindir.SigmoidOp(a).result
-
-
-def sin(a):
-    return mindir.SinOp(a).result
-
-
-def cos(a):
-    return mindir.CosOp(a).result
-
-
-def sign(a):
-    return mindir.SignOp(a).result
-
-
-def floor(a):
-    return mindir.FloorOp(a).result
-
-
-def pow_(a, b):
-    return mindir.PowOp(a, b).result
-
-
-def maximum(a, b):
-    return mindir.MaximumOp(a, b).result
-
-
-def select(c, a, b):
-    return mindir.SelectOp(c, a, b).result
-
-
-def greater(a, b):
-    return mindir.GreaterOp(a, b).result
-
-
-def greater_equal(a, b):
-    return mindir.GreaterEqualOp(a, b).result
-
-
-def less(a, b):
-    return mindir.LessOp(a, b).result
-
-
-def less_equal(a, b):
-    return mindir.LessEqualOp(a, b).result
-
-
-def equal(a, b):
-    return mindir.EqualOp(a, b).result
-
-
-def logical_and(a, b):
-    return mindir.LogicalAndOp(a, b).result
-
-
-def logical_not(a):
-    return mindir.LogicalNotOp(a).result
 
 
 def cast(x, et: ir.Type):
@@ -304,26 +194,14 @@ def cast_mask(mask, like):
 
 def where(mask, g):
     """g where mask else 0 (mask broadcasts; the result has g's broadcast shape)."""
-    return select(mask, g, scalar(0.0, g))
+    return mindir.select(mask, g, scalar(0.0, g))
 
 
 def scale(g, factor: float):
-    return mul(g, scalar(factor, g))
+    return mindir.mul(g, scalar(factor, g))
 
 
 # --- reductions and shapes ---------------------------------------------------------
-
-def reduce_sum(x, axes: Sequence[int] = (), keep_dims: bool = False):
-    return mindir.ReduceSumOp(x, axes=i64s(axes), keep_dims=boolattr(keep_dims)).result
-
-
-def reduce_mean(x, axes: Sequence[int] = (), keep_dims: bool = False):
-    return mindir.ReduceMeanOp(x, axes=i64s(axes), keep_dims=boolattr(keep_dims)).result
-
-
-def reduce_max(x, axes: Sequence[int] = (), keep_dims: bool = False):
-    return mindir.ReduceMaxOp(x, axes=i64s(axes), keep_dims=boolattr(keep_dims)).result
-
 
 def reshape(x, shape_: Sequence[int]):
     if shape(x) == list(shape_):
@@ -349,10 +227,6 @@ def slice_(x, begin: Sequence[int], size: Sequence[int]):
     return mindir.SliceOp(x, i64s(begin), i64s(size)).result
 
 
-def strided_slice(x, begin, end, strides):
-    return mindir.StridedSliceOp(x, i64s(begin), i64s(end), i64s(strides)).result
-
-
 def pad(x, paddings: Sequence[int], value: float = 0.0):
     if all(p == 0 for p in paddings):
         return x
@@ -363,14 +237,6 @@ def concat(xs, axis: int):
     if len(xs) == 1:
         return xs[0]
     return mindir.ConcatOp(list(xs), axis=i64(axis)).result
-
-
-def matmul(a, b, ta=False, tb=False):
-    return mindir.MatMulOp(a, b, transpose_a=boolattr(ta), transpose_b=boolattr(tb)).result
-
-
-def batch_matmul(a, b, ta=False, tb=False):
-    return mindir.BatchMatMulOp(a, b, transpose_a=boolattr(ta), transpose_b=boolattr(tb)).result
 
 
 def one_hot(indices, depth: int, et: ir.Type):
@@ -391,7 +257,7 @@ def sum_to(g, target: Sequence[int]):
         if d == 1 and gs[lead + i] != 1:
             axes.append(lead + i)
     if axes:
-        g = reduce_sum(g, axes, keep_dims=True)
+        g = mindir.reduce_sum(g, axes=i64s(axes), keep_dims=boolattr(True))
     return reshape(g, target)
 
 
@@ -407,14 +273,6 @@ def unreduce(g, xshape: Sequence[int], axes: Sequence[int]):
     return broadcast_to(reshape(g, keep_dims_shape(xshape, axes)), xshape)
 
 
-def erf(a):
-    return mindir.ErfOp(a).result
-
-
-def reduce_prod(x, axes: Sequence[int] = (), keep_dims: bool = True):
-    return mindir.ReduceProdOp(x, axes=i64s(axes), keep_dims=boolattr(keep_dims)).result
-
-
 def conv_attrs(op) -> dict:
     """The window attributes of a conv2d-like op, as attributes to pass on."""
     attrs = op.operation.attributes
@@ -424,11 +282,3 @@ def conv_attrs(op) -> dict:
 def pool_attrs(op) -> dict:
     attrs = op.operation.attributes
     return {k: attrs[k] for k in ("kernel_size", "strides", "pad_mode", "pad") if k in attrs}
-
-
-def mindir_expand_dims(x, axis: int):
-    return mindir.ExpandDimsOp(x, i64(axis)).result
-
-
-def clamp(x, lo, hi):
-    return mindir.ClampOp(x, lo, hi).result

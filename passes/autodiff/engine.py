@@ -21,6 +21,8 @@ from typing import Callable
 
 from mlir import ir
 
+from msmlir.dialects import mindir
+
 from . import emit as E
 from .activity import TERMINATORS, Activity, AutodiffError, terminator
 from .registry import get_bprop, set_needs
@@ -30,10 +32,6 @@ STRUCTURED: dict[str, Callable] = {}
 
 
 # --- IR utilities ----------------------------------------------------------------
-
-def same_op(a, b) -> bool:
-    return a is not None and b is not None and a.operation == b.operation
-
 
 def is_ancestor(anc, op) -> bool:
     """True if `anc` is `op` or contains it."""
@@ -321,7 +319,6 @@ def rematerialize(v: ir.Value) -> ir.Value:
         et = t.element_type
         a = (ir.FloatAttr.get(et, 1.0 if one else 0.0) if E.is_float_type(et)
              else ir.IntegerAttr.get(et, 1 if one else 0))
-        from msmlir.dialects import mindir
         return mindir.ConstantOp(ir.DenseElementsAttr.get_splat(t, a)).result
     return op.clone().results[0]
 

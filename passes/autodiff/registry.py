@@ -24,6 +24,9 @@ a gradient, is an error at its location, unless a fallback claims it:
 
 e.g. the kernel-level differentiator claims an `mskernel.fused` op whose body
 is a `linalg.generic` and returns a rule that builds its backward kernel.
+
+This module imports no rule module: the package imports bprop_*.py, which
+register the built-in rules, before anything else can register its own.
 """
 from __future__ import annotations
 
@@ -36,7 +39,6 @@ Rule = Callable[[ir.OpView, list], list]
 _BPROPS: dict[str, Rule] = {}
 _NON_DIFFERENTIABLE: dict[str, str] = {}
 _FALLBACKS: list[Callable[[ir.OpView], Optional[Rule]]] = []
-_loaded = False
 
 
 def register_bprop(*names: str):
@@ -71,27 +73,13 @@ def unregister_fallback(fn) -> None:
         _FALLBACKS.remove(fn)
 
 
-def _load():
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        from . import bprop_math, bprop_nn, bprop_array, bprop_other  # noqa: F401
-
-
 def is_non_differentiable(name: str) -> bool:
-    _load()
     return name in _NON_DIFFERENTIABLE
-
-
-def non_differentiable_reason(name: str) -> str | None:
-    _load()
-    return _NON_DIFFERENTIABLE.get(name)
 
 
 def get_bprop(op: ir.OpView) -> Optional[Rule]:
     """The rule for `op`: registered, zero for non-differentiable ops, else a
     fallback's, else None."""
-    _load()
     name = op.operation.name
     if name in _BPROPS:
         return _BPROPS[name]
@@ -124,10 +112,8 @@ def _zero_rule(op, douts):
 
 
 def differentiable_ops() -> list[str]:
-    _load()
     return sorted(_BPROPS)
 
 
 def non_differentiable_ops() -> dict[str, str]:
-    _load()
     return dict(sorted(_NON_DIFFERENTIABLE.items()))

@@ -1,21 +1,31 @@
-"""CPU code generation for msmlir-cpu-pipeline (see passes/pipelines/cpu.py).
+"""The CPU back end's passes, in pipeline order (see pipelines/cpu.py).
 
-Passes (all Python; the heavy lifting is upstream MLIR driven through the
-transform dialect interpreter and upstream passes):
+On tensors, before bufferization (upstream tiling, packing and vectorization
+driven through the transform dialect; these modules choose the strategy per
+op and write the transform script):
 
-  msmlir-cpu-tile-vectorize   (strategy.py)  on tensors, before bufferization:
-      packed + register-tiled f32 matmul, row fusion of reduction chains
-      (softmax, layernorm, ...), tiling + vectorization of every other linalg
-      op; optional scf.forall tasks (threads=N)
-  msmlir-cpu-fast-math        (fast_math.py) f32 exp/tanh/erf -> polynomials
-  msmlir-cpu-globalize-allocs (lower.py)     optional: static temporaries -> globals
-  msmlir-cpu-unroll-transfers (lower.py)     n-D transfers -> 1-D before
-                                             fold-memref-alias-ops (upstream bug)
-  msmlir-cpu-lower-vectors    (lower.py)     after bufferization: forall ->
-      parallel/for, hoisting of loop-invariant transfers, vector lowering
+  pack_matmul.py       msmlir-cpu-pack-matmul: big f32 matmuls -> packed,
+                       register-tiled vector.contract micro-kernels
+  generalize.py        msmlir-cpu-generalize: other named linalg ops -> generic
+  (then ../fusion/row_fusion.py, msmlir-fuse-rows: row-wise chains -> one loop)
+  tile_vectorize.py    msmlir-cpu-tile-vectorize: every other linalg op tiled to
+                       vector-sized pieces and vectorized; optional scf.forall tasks
+  fast_math.py         msmlir-cpu-fast-math: f32 exp/tanh/erf -> polynomials
 
-Helpers: analysis.py (loop ranges, matmul detection, tile sizes, host ISA),
-script.py (transform script builder + cached interpreter calls), parallel.py
-(async runtime loading, glibc malloc tuning).
+After bufferization:
+
+  globalize_allocs.py  msmlir-cpu-globalize-allocs: optional, static
+                       temporaries -> globals (non-reentrant functions)
+  unroll_transfers.py  msmlir-cpu-unroll-transfers: n-D transfers -> 1-D before
+                       fold-memref-alias-ops (upstream bug)
+  lower_vectors.py     msmlir-cpu-lower-vectors: forall -> parallel/for, hoisting
+                       of loop-invariant transfers, vector lowering
+
+Helper: tiling.py (divisors, vector lengths, host ISA). Shared with other
+phases: ../common/ (linalg facts, transform scripts, remarks).
+
+A strategy that fails leaves its ops on the plain path
+(convert-linalg-to-loops) and says so with a remark at the op or function.
 """
-from . import fast_math, lower, strategy  # noqa: F401
+from . import (fast_math, generalize, globalize_allocs, lower_vectors, pack_matmul,  # noqa: F401
+               tile_vectorize, unroll_transfers)

@@ -24,8 +24,8 @@ from mlir import ir
 from mlir.dialects import arith, math
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
-from ..registry import register_pass
-from .analysis import walk_ops
+from ..common.linalg import walk_ops
+from ..registry import Option, register_pass
 
 LOG2E = 1.44269504088896341
 LN2_HI = 0.693359375
@@ -189,13 +189,11 @@ _FROZEN: dict = {}
 @register_pass("msmlir-cpu-fast-math",
                "f32 math.exp/tanh/erf -> polynomial approximations (vectors of at least "
                "min-lanes elements; scalars too with min-lanes=1)",
-               options={"ops": (str, "exp,tanh,erf", "which math ops to rewrite"),
-                        "min-lanes": (int, 8, "rewrite only ops on at least this many elements: "
-                                              "scalar and tiny-vector code is not throughput "
-                                              "bound and keeps the libm/LLVM intrinsic")})
-def fast_math(module: ir.Operation, **opts):
-    ops = opts.get("ops", "exp,tanh,erf")
-    min_lanes = opts.get("min-lanes", 8)
+               options={"ops": Option(str, "exp,tanh,erf", "which math ops to rewrite"),
+                        "min-lanes": Option(int, 8, "rewrite only ops on at least this many elements: "
+                                                    "scalar and tiny-vector code is not throughput "
+                                                    "bound and keeps the libm/LLVM intrinsic")})
+def fast_math(module: ir.Operation, *, ops: str, min_lanes: int):
     wanted = {f"math.{o.strip()}" for o in ops.split(",") if o.strip()}
     if not walk_ops(module, [], lambda o: o.name in wanted):
         return

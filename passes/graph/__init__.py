@@ -1,3 +1,8 @@
-"""graph passes."""
-from . import vmap  # noqa: F401  (mindir-vmap; msmlir.vmap expands through it)
-from . import functionalize_assign  # noqa: F401
+"""Graph passes: mindir -> mindir.
+
+    functionalize_assign.py  mindir-functionalize-assign: parameter assigns -> results
+                             written back by the runtime
+    embed_parameters.py      mindir-embed-parameters: arguments with a known value
+                             -> constants (self-contained exported models)
+"""
+from . import embed_parameters, functionalize_assign  # noqa: F401  (register the passes)

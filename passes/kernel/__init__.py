@@ -17,4 +17,4 @@ from .graph_hook import kernel_fallback, register as _register_with_graph_ad  # 
 from .inline import inline_kernel  # noqa: F401
 
 # graph-level AD (mindir-autodiff) differentiates compute kernels through us
-GRAPH_AD_HOOK_REGISTERED = _register_with_graph_ad()
+_register_with_graph_ad()

@@ -21,8 +21,9 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import func
 
-from ..registry import PassFailure, register_pass
+from ..registry import Option, PassFailure, register_pass
 from .autodiff import differentiate_kernel
+from .builders import splat_constant
 from .expr import FLOAT_TYPES, KernelADError
 
 
@@ -47,16 +48,16 @@ def _spec(f: ir.Operation):
 @register_pass("mskernel-autodiff",
                "Generate backward functions of compute kernels (kernel-level AD, functions "
                "marked mskernel.grad)",
-               options={"zero-elimination": (bool, True, "simplify derivatives and drop structurally "
-                                             "zero terms and gradients (false: naive chain rule)")})
-def mskernel_autodiff(module: ir.Operation, **options):
-    zero_elim = options.get("zero-elimination", True)
+               options={"zero-elimination": Option(bool, True, "simplify derivatives and drop "
+                                                   "structurally zero terms and gradients "
+                                                   "(false: naive chain rule)")})
+def mskernel_autodiff(module: ir.Operation, *, zero_elimination: bool):
     failed = False
     for f in list(_funcs(module)):
         if "mskernel.grad" not in f.attributes:
             continue
         try:
-            _generate(module, f, zero_elim)
+            _generate(module, f, zero_elimination)
         except KernelADError as e:
             (e.loc or f.location).emit_error(f"kernel-level autodiff: {e}")
             failed = True
@@ -64,7 +65,7 @@ def mskernel_autodiff(module: ir.Operation, **options):
         raise PassFailure()
 
 
-def _generate(module: ir.Operation, f: ir.Operation, zero_elim: bool = True):
+def _generate(module: ir.Operation, f: ir.Operation, zero_elim: bool):
     name, wrt = _spec(f)
     fname = ir.StringAttr(f.attributes["sym_name"]).value
     block = f.regions[0].blocks[0]
@@ -79,6 +80,10 @@ def _generate(module: ir.Operation, f: ir.Operation, zero_elim: bool = True):
         if o not in args:
             raise KernelADError(f"the kernel of @{fname} must take @{fname}'s arguments directly")
     ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+    for t in [*ftype.inputs, *ftype.results]:
+        if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape:
+            raise KernelADError(f"@{fname} has the dynamically shaped type {t}: kernel-level "
+                                f"autodiff needs static shapes")
     if wrt is None:
         wrt = [i for i, t in enumerate(ftype.inputs)
                if isinstance(t, ir.RankedTensorType)
@@ -153,5 +158,4 @@ def _has_uses(v: ir.Value) -> bool:
 
 
 def _zeros(t: ir.Type) -> ir.Value:
-    from .builders import splat_constant
     return splat_constant(ir.RankedTensorType(t), 0.0)

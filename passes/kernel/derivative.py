@@ -18,10 +18,6 @@ from . import expr as E
 from .expr import KernelADError, Node
 
 
-def _pred_name(n: Node) -> str:
-    return E.CMPF_NAME[int(n.attr("predicate").split(":")[0])]
-
-
 def _r_add(n, a, d):
     return E.add(d[0], d[1])
 

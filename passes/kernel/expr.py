@@ -377,12 +377,6 @@ def contains(n: Node, pred) -> bool:
     return False
 
 
-def op_names(n: Node) -> set[str]:
-    names = set()
-    contains(n, lambda x: names.add(x.name) and False)
-    return names
-
-
 def to_text(n: Node, _memo=None) -> str:
     """A readable infix form, for messages and tests."""
     if n.is_leaf:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..autodiff import AutodiffError, needs_grad, register_fallback, unregister_fallback
 from .autodiff import differentiate_kernel
 from .expr import FLOAT_TYPES, KernelADError
 from .structure import analyze
@@ -25,7 +26,6 @@ def _is_float_tensor(v: ir.Value) -> bool:
 
 def kernel_bprop(op, douts):
     """Graph-level bprop rule of a compute kernel: (op, douts) -> dins."""
-    from msmlir.passes.autodiff import AutodiffError, needs_grad
     operands = list(op.operation.operands)
     wrt = [i for i, v in enumerate(operands) if needs_grad(i) and _is_float_tensor(v)]
     dins = [None] * len(operands)
@@ -51,13 +51,7 @@ def kernel_fallback(op):
     return kernel_bprop
 
 
-def register() -> bool:
-    """Registers kernel_fallback with graph-level AD (idempotent); False when
-    graph-level AD is not available."""
-    try:
-        from msmlir.passes.autodiff import register_fallback, unregister_fallback
-    except Exception:  # graph-level AD absent or broken: kernel-level AD still works alone
-        return False
+def register() -> None:
+    """Registers kernel_fallback with graph-level AD (idempotent)."""
     unregister_fallback(kernel_fallback)
     register_fallback(kernel_fallback)
-    return True

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from ..registry import register_pass
+from ..registry import Option, register_pass
 
 
 def _kernels(op: ir.Operation, out: list):
@@ -54,9 +54,9 @@ def inline_kernel(fused) -> list[ir.Value]:
 
 @register_pass("mskernel-inline-kernels",
                "Replace mskernel.fused kernels by their bodies (CPU: compile kernels with the graph)",
-               options={"target": (str, "cpu", "inline kernels of this target only ('' = all)"),
-                        "kinds": (str, "", "comma-separated kernel kinds to inline ('' = all)")})
-def inline_kernels(module: ir.Operation, target: str = "cpu", kinds: str = ""):
+               options={"target": Option(str, "cpu", "inline kernels of this target only ('' = all)"),
+                        "kinds": Option(str, "", "comma-separated kernel kinds to inline ('' = all)")})
+def inline_kernels(module: ir.Operation, *, target: str, kinds: str):
     wanted = {k.strip() for k in kinds.split(",") if k.strip()}
     found: list = []
     _kernels(module, found)

@@ -30,22 +30,6 @@ COMBINERS = {
 }
 
 
-def map_dims(m: ir.AffineMap) -> set[int]:
-    """The loop dims an indexing map uses."""
-    used = set()
-
-    def go(e):
-        if isinstance(e, ir.AffineDimExpr):
-            used.add(e.position)
-        elif isinstance(e, ir.AffineBinaryExpr):
-            go(e.lhs)
-            go(e.rhs)
-
-    for r in m.results:
-        go(r)
-    return used
-
-
 def bare_dims(m: ir.AffineMap) -> set[int]:
     """The loop dims that are a whole result of the map (`d3`, not `d3 + d1`)."""
     return {r.position for r in m.results if isinstance(r, ir.AffineDimExpr)}

@@ -3,6 +3,11 @@
 Each mindir op has one lowering function in mindir_to_linalg/ (registered with
 @lowering); this pass walks the module in order, builds the replacement at the
 op, and erases the op. An op without a lowering is an error at its location.
+
+Why: from linalg on, everything is upstream MLIR (elementwise fusion, tiling,
+vectorization and bufferization through the transform dialect and upstream
+passes); mindir's tensor semantics (broadcasting, keep_dims, axes) are made
+explicit here once, in indexing maps, so no later pass needs to know mindir.
 """
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from mlir import ir
 from msmlir.dialects import mindir as _mindir  # noqa: F401  (registers the op classes)
 
 from ..registry import PassFailure, register_pass
-from .mindir_to_linalg import LOWERINGS, load_all
+from .mindir_to_linalg import LOWERINGS, LoweringError, load_all
 
 
 def _mindir_ops(root: ir.Operation) -> list[ir.Operation]:
@@ -38,8 +43,13 @@ def convert_mindir_to_linalg(module: ir.Operation):
             op.location.emit_error(f"no lowering to linalg for '{op.name}'")
             failed = True
             continue
-        with op.location, ir.InsertionPoint(op):
-            new_values = fn(op.opview)
+        try:
+            with op.location, ir.InsertionPoint(op):
+                new_values = fn(op.opview)
+        except LoweringError as e:
+            op.location.emit_error(f"{op.name}: {e}")
+            failed = True
+            continue
         if isinstance(new_values, ir.Value):
             new_values = [new_values]
         for old, new in zip(op.results, new_values):

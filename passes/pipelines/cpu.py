@@ -1,32 +1,30 @@
 """msmlir-cpu-pipeline: mindir on tensors -> LLVM dialect, ready for the JIT.
 
-mindir -> linalg (ours), elementwise fusion, then the CPU codegen stage
-(passes/cpu): tiling + vectorization on tensors (packed matmul micro-kernel,
-vectorized elementwise ops and reductions, fast exp/tanh/erf polynomials),
+mindir -> linalg (lowering/), elementwise fusion, then the CPU codegen stage
+on tensors (cpu/, fusion/): packed matmul micro-kernels, the other named ops
+generalized, row-wise chains (softmax, layernorm) fused into row loops,
+everything else tiled and vectorized, fast exp/tanh/erf polynomials;
 one-shot bufferization with function boundaries (results become
 caller-allocated out-parameters, so numpy arrays are written in place),
 vector lowering after bufferization, leftover linalg ops to loops, then the
 standard upstream lowerings to the LLVM dialect.
 
-Options of msmlir-cpu-pipeline (defaults: codegen on, 1 thread):
-  codegen=false     the plain path only (scalar loops; the reference);
-                    MSMLIR_CPU_CODEGEN=0 in the environment flips the default
-  threads=N         split big ops into N tasks run on the MLIR async runtime
-                    (libmlir_async_runtime.so from the MLIR wheel, bound by
-                    msmlir/runtime/linker.py; MSMLIR_CPU_THREADS=N sets the
-                    default)
-  globalize=true    big static temporaries become globals (faster matmul;
-                    compiled functions become non-reentrant)
-  fast-math=false   keep math.exp/tanh/erf as libm calls
-  min-work=N        ops with fewer than N iterations keep the plain path
-                    (default 8192; their scalar loops compile faster)
+Options (declared in OPTIONS below; `ms-opt --help` lists them with their
+defaults): codegen=false gives the plain path only (scalar loops, the
+reference); threads=N splits big ops into N tasks run on the MLIR async
+runtime (libmlir_async_runtime.so from the MLIR wheel, bound by
+msmlir/runtime/linker.py); globalize=true makes big static temporaries
+globals (faster matmul, non-reentrant functions); fast-math=false keeps
+math.exp/tanh/erf as libm calls; ops with fewer than min-work iterations keep
+the plain path (their scalar loops compile faster). In the environment,
+MSMLIR_CPU_CODEGEN=0|1 and MSMLIR_CPU_THREADS=N set the defaults of codegen
+and threads (A/B runs of whole test suites).
 """
 import os
 
-from ..registry import register_pipeline
+from ..common.linalg import MIN_WORK
+from ..registry import Option, get_pass, register_pipeline
 
-# The environment can flip the defaults (A/B runs of whole test suites):
-# MSMLIR_CPU_CODEGEN=0|1, MSMLIR_CPU_THREADS=N.
 _CODEGEN_DEFAULT = os.environ.get("MSMLIR_CPU_CODEGEN", "1") not in ("0", "false", "")
 _THREADS_DEFAULT = int(os.environ.get("MSMLIR_CPU_THREADS", "1") or 1)
 
@@ -97,34 +95,47 @@ _ASYNC_TO_LLVM = (
     "convert-async-to-llvm"
 )
 
-_OPTIONS = {
-    "codegen": (bool, _CODEGEN_DEFAULT,
-                "tile/vectorize/pack on tensors (false: the plain scalar-loop path)"),
-    "threads": (int, _THREADS_DEFAULT, "tasks per big op on the async runtime (1: serial)"),
-    "globalize": (bool, False, "static temporaries become globals (non-reentrant functions)"),
-    "fast-math": (bool, True, "polynomial math.exp/tanh/erf instead of libm calls"),
-    "min-work": (int, 8192, "ops with a smaller iteration space keep the plain path "
-                            "(compile time of small functions)"),
+OPTIONS = {
+    "codegen": Option(bool, _CODEGEN_DEFAULT,
+                      "tile/vectorize/pack on tensors (false: the plain scalar-loop path)"),
+    "threads": Option(int, _THREADS_DEFAULT, "tasks per big op on the async runtime (1: serial)"),
+    "globalize": Option(bool, False, "static temporaries become globals (non-reentrant functions)"),
+    "fast-math": Option(bool, True, "polynomial math.exp/tanh/erf instead of libm calls"),
+    "min-work": Option(int, MIN_WORK, "ops with a smaller iteration space keep the plain path "
+                                      "(compile time of small functions)"),
 }
+
+
+def tensor_codegen(threads: int, min_work: int) -> str:
+    """The codegen stage on tensors: packed matmuls, then the other named ops
+    generalized, row-wise chains fused, everything else tiled and vectorized."""
+    return (f"msmlir-cpu-pack-matmul{{threads={threads}}},"
+            "msmlir-cpu-generalize,"
+            f"msmlir-fuse-rows{{threads={threads} min-work={min_work}}},"
+            f"msmlir-cpu-tile-vectorize{{threads={threads} min-work={min_work}}}")
 
 
 @register_pipeline("msmlir-cpu-pipeline",
                    "mindir -> linalg -> tiled/vectorized -> bufferized -> LLVM dialect (CPU JIT/AOT)",
-                   options=_OPTIONS)
-def cpu_pipeline(**opts) -> str:
-    return ",".join([GRAPH_PREPARE, cpu_lowering(**opts)])
+                   options=OPTIONS)
+def cpu_pipeline(*, codegen: bool, threads: int, globalize: bool, fast_math: bool,
+                 min_work: int) -> str:
+    return ",".join([GRAPH_PREPARE, _lowering(codegen=codegen, threads=threads, globalize=globalize,
+                                              fast_math=fast_math, min_work=min_work)])
 
 
-def cpu_lowering(**opts) -> str:
-    """msmlir-cpu-pipeline after GRAPH_PREPARE."""
-    codegen = opts.get("codegen", _CODEGEN_DEFAULT)
-    threads = opts.get("threads", _THREADS_DEFAULT)
-    globalize = opts.get("globalize", False)
-    fast_math = opts.get("fast-math", True)
+def cpu_lowering(**options) -> str:
+    """msmlir-cpu-pipeline after GRAPH_PREPARE. `options`: the pipeline's, by
+    declared name (as parse_options gives them) or Python name; the others
+    take the pipeline's current defaults."""
+    return _lowering(**get_pass("msmlir-cpu-pipeline").kwargs(options))
+
+
+def _lowering(*, codegen: bool, threads: int, globalize: bool, fast_math: bool,
+              min_work: int) -> str:
     if not codegen:
         return ",".join([_TO_LINALG, _BUFFERIZE, _TO_LLVM])
-    min_work = opts.get("min-work", 8192)
-    stages = [_TO_LINALG, f"msmlir-cpu-tile-vectorize{{threads={threads} min-work={min_work}}}"]
+    stages = [_TO_LINALG, tensor_codegen(threads, min_work)]
     if fast_math:
         stages.append("msmlir-cpu-fast-math")
     stages += ["canonicalize,cse", _BUFFERIZE_HEAD]

@@ -2,6 +2,7 @@
 import importlib
 
 from . import _native  # noqa: F401  (registers the mindir and mskernel dialects)
+from . import providers as _providers
 
 __version__ = "0.1.0"
 
@@ -14,9 +15,9 @@ _LAZY = {
     "dtype": ("msmlir.dtype", None), "ops": ("msmlir.ops", None),
     **{n: ("msmlir.dtype", n) for n in ("bfloat16", "bool_", "float16", "float32", "float64",
                                         "int8", "int32", "int64")},
-    "CompileError": ("msmlir.frontend", "CompileError"),
+    "CompileError": ("msmlir.errors", "CompileError"),
     "FallbackWarning": ("msmlir.frontend.fallback", "FallbackWarning"),
-    "HostCallbackError": ("msmlir.frontend.fallback", "HostCallbackError"),
+    "HostCallbackError": ("msmlir.runtime.host_callbacks", "HostCallbackError"),
     "jit": ("msmlir.frontend.jit", "jit"),
     "kernel": ("msmlir.kernel", None),      # `@msmlir.kernel` compute definitions
     # MindSpore API independent of autodiff (msmlir/common, dataset, train)
@@ -25,11 +26,12 @@ _LAZY = {
                                                  "set_context")},
     "Parameter": ("msmlir.common.parameter", "Parameter"),
     "ParameterTuple": ("msmlir.common.parameter", "ParameterTuple"),
-    "get_seed": ("msmlir.common.seed", "get_seed"), "set_seed": ("msmlir.common.seed", "set_seed"),
+    "get_seed": ("msmlir.seed", "get_seed"), "set_seed": ("msmlir.seed", "set_seed"),
     **{n: ("msmlir.common.tensor", n) for n in ("Tensor", "is_tensor", "tensor")},
     "dataset": ("msmlir.dataset", None), "train": ("msmlir.train", None),
-    **{n: ("msmlir.train.serialization", n) for n in ("export", "load", "load_checkpoint",
-                                                      "load_param_into_net", "save_checkpoint")},
+    **{n: ("msmlir.train.checkpoint", n) for n in ("load_checkpoint", "load_param_into_net",
+                                                   "save_checkpoint")},
+    **{n: ("msmlir.train.model_file", n) for n in ("export", "load")},
     # autodiff and function transforms (msmlir/autodiff)
     **{n: ("msmlir.autodiff", n) for n in ("custom_bprop", "grad", "value_and_grad", "vjp",
                                            "vmap")},
@@ -38,6 +40,22 @@ _LAZY = {
 }
 
 __all__ = sorted(_LAZY)
+
+
+def _host_tensor_type():
+    from .common.tensor import Tensor
+    return Tensor
+
+
+def _function_transforms():
+    from . import autodiff
+    return autodiff
+
+
+# What lower layers use of higher ones, imported on first use (see providers.py):
+# msmlir.Tensor (arraylike.py), and msmlir.autodiff, which adds ops.grad & co. to msmlir.ops.
+_providers.register("host_tensor_type", _host_tensor_type)
+_providers.register("function_transforms", _function_transforms)
 
 
 def __getattr__(name):

@@ -178,16 +178,18 @@ KNOWN_UPSTREAM_ABORTS = [
     r"getIntOrFloatBitWidth\(\) const: Assertion .isIntOrFloat\(\)",       # array<index: ...>
     r"integer overflow in element count computation",                     # dense constant
     r"expected a ranked tensor or memref in LinalgInterface::getRank",     # unranked linalg
+    r"attributes may never be null",                                      # int64 overflow
+    r"isDynamicDim\(unsigned int\) const .*invalid index for shaped type",  # dim of -1
 ]
 
 
 def _abort_origin(err: str) -> str:
     """`upstream` only for the known upstream assertions; an assertion in
     msmlir's C++ or an unrecognised crash counts against msmlir."""
-    if re.search(r"MindIR|MSKernel|msmlir|MSMLIR", err):
-        return "msmlir"
     if any(re.search(sig, err) for sig in KNOWN_UPSTREAM_ABORTS):
         return "upstream"
+    if re.search(r"MindIR\w*\.(cpp|h)|MSKernel\w*\.(cpp|h)|libMSMLIRDialects", err):
+        return "msmlir"
     return "unknown"
 
 
@@ -196,7 +198,8 @@ def classify(rc, died, hung, err: str) -> str:
         return "hang"
     if died is not None:
         return f"abort:{_abort_origin(err)}"
-    if "Traceback (most recent call last)" in err or "internal error" in err:
+    if "Traceback (most recent call last)" in err or re.search(r"^ms-opt: internal error",
+                                                                err, re.M):
         return "traceback"
     if rc == 0:
         return "success"

@@ -9,6 +9,24 @@ import importlib
 
 LOWERINGS: dict = {}
 
+
+class LoweringError(Exception):
+    """An op whose lowering cannot be built (e.g. an intermediate tensor too large
+    to exist); reported by the pass as an error at the op's location."""
+
+
+# An intermediate tensor of a lowering may take at most this many bytes (as
+# msmlir's C++ allows for mindir tensors, see MI_RepresentableSizePred).
+MAX_TENSOR_BYTES = 2 ** 63 - 1
+
+
+def check_tensor_size(shape, elem_bits: int, what: str) -> None:
+    n = max(1, elem_bits // 8)
+    for d in shape:
+        n *= d
+    if n > MAX_TENSOR_BYTES:
+        raise LoweringError(f"{what} of shape {list(shape)} would need more than 2^63 bytes")
+
 _MODULES = ["elementwise", "reduction", "linalg_ops", "nn", "shape", "creation", "host", "sort"]
 
 
@@ -21,9 +39,6 @@ def lowering(*names):
 
 
 def load_all():
+    """Imports the per-kind modules (each registers its lowerings)."""
     for m in _MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{m}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__name__}.{m}":
-                raise
+        importlib.import_module(f"{__name__}.{m}")

@@ -64,6 +64,15 @@ def _extreme(t: ir.Type, largest: bool):
     return (1 << (w - 1)) - 1 if largest else -(1 << (w - 1))
 
 
+# Float sums and means over at least this many elements accumulate in f64: a
+# long f32 sum drifts (3e7 x 0.1f summed in f32 gave 2,964,896; numpy's
+# pairwise sum 3,000,000.75). Such reductions are memory-bound, so the wider
+# accumulator costs little; shorter ones (rows of softmax/layernorm) keep the
+# input's precision, where the vectorized lanes already bound the error like
+# numpy's blocked summation.
+LONG_REDUCTION = 8192
+
+
 def _lower_reduce(op, kind: str):
     x = operands(op)[0]
     xt = B.tensor_type(x)
@@ -75,8 +84,13 @@ def _lower_reduce(op, kind: str):
         r = reduce_generic(x, axes, elem, init, fn)
         return keep_dims(r, op, xt.rank, axes)
 
+    count = 1
+    for d in axes:
+        count *= xt.shape[d]
     if kind == "mean" and not is_float(elem):
         acc = ir.IntegerType.get_signless(64)  # exact integer sum, then truncating division
+    elif kind in ("sum", "mean") and is_float(elem) and count >= LONG_REDUCTION:
+        acc = ir.F64Type.get()                 # see LONG_REDUCTION
     else:
         acc = compute_type(elem)
 
@@ -89,9 +103,6 @@ def _lower_reduce(op, kind: str):
         r = reduce_generic(x, axes, acc, 1, lambda a, s: mul(widen(a), s))
     else:
         r = reduce_generic(x, axes, acc, 0, lambda a, s: add(widen(a), s))
-    count = 1
-    for d in axes:
-        count *= xt.shape[d]
     if kind == "mean":
         if is_float(acc):
             r = _map_tensor(r, elem,

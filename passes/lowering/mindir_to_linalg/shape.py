@@ -30,11 +30,12 @@ from typing import Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, bufferization, linalg, tensor
+from mlir.dialects import arith, bufferization, func, linalg, scf, tensor
 
 import msmlir.dialects.mindir  # noqa: F401  (registers the op view classes)
+from msmlir.diagnostics import file_line_col
 
-from . import lowering
+from . import check_tensor_size, lowering
 from .builders import drop_broadcast_dims, empty, is_float, tensor_type
 
 
@@ -163,6 +164,7 @@ def pad_const(v: ir.Value, low: Sequence[int], high: Sequence[int], value) -> ir
     shape = _shape(v)
     elem = _elem(v)
     out = [s + a + b for s, a, b in zip(shape, low, high)]
+    check_tensor_size(out, elem.width if hasattr(elem, "width") else 64, "the padded input")
     c = value if isinstance(value, ir.Value) else \
         arith.ConstantOp(elem, _scalar_attr(elem, value)).result
     op = tensor.PadOp(ir.RankedTensorType.get(out, elem), v, [], [],
@@ -349,6 +351,78 @@ def lower_stack(op):
     return acc
 
 
+# msmlir/runtime/checks.py: the symbol compiled code calls when a run-time check
+# fails, and the module attribute naming the failing op's location per site.
+CHECK_FAILED = "msmlir_check_failed"
+CHECK_SITES = "msmlir.check_sites"
+
+
+def _enclosing_module(op) -> ir.Operation:
+    m = op.operation
+    while m.name != "builtin.module":
+        m = m.parent
+    return m
+
+
+def _check_site(op) -> int:
+    """Records op's location as a run-time check site of its module; its number."""
+    module = _enclosing_module(op)
+    sites = list(module.attributes[CHECK_SITES]) if CHECK_SITES in module.attributes else []
+    where = file_line_col(op.location)
+    name = op.operation.name
+    sites.append(ir.StringAttr.get(f"{where[0]}:{where[1]}:{where[2]}: {name}" if where
+                                   else name))
+    module.attributes[CHECK_SITES] = ir.ArrayAttr.get(sites)
+    symbols = ir.SymbolTable(module)
+    if CHECK_FAILED not in symbols:
+        i64 = ir.IntegerType.get_signless(64)
+        with ir.InsertionPoint(module.regions[0].blocks[0]):
+            func.FuncOp(CHECK_FAILED, ir.FunctionType.get([i64] * 4, []),
+                        visibility="private")
+    return len(sites) - 1
+
+
+def _check_indices(op, idx: ir.Value, dim: int) -> None:
+    """Counts the indices outside [-dim, dim) (one reduction over `idx`) and, if
+    there are any, calls msmlir_check_failed(site, a bad index, dim, count): the
+    runtime raises IndexError at the op's location after the call."""
+    it = _elem(idx)
+    i64 = ir.IntegerType.get_signless(64)
+    rank = len(_shape(idx))
+    site = _check_site(op)
+    acc_t = ir.RankedTensorType.get([], i64)
+    zero64 = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, 0)).result
+    inits = [linalg.fill(zero64, outs=[tensor.EmptyOp([], i64).result]) for _ in range(2)]
+    maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, []),
+            ir.AffineMap.get(rank, 0, [])]
+    iters = ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<reduction>")] * rank)
+    g = linalg.GenericOp([acc_t, acc_t], [idx], inits,
+                         ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]), iters)
+    block = g.regions[0].blocks.append(it, i64, i64)
+    with ir.InsertionPoint(block):
+        v = block.arguments[0]
+        if ir.IntegerType(it).width < 64:
+            v = arith.ExtSIOp(i64, v).result
+        lo = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, -dim)).result
+        hi = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, dim)).result
+        bad = arith.OrIOp(arith.CmpIOp(arith.CmpIPredicate.slt, v, lo).result,
+                          arith.CmpIOp(arith.CmpIPredicate.sge, v, hi).result).result
+        one = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, 1)).result
+        zero = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, 0)).result
+        count = arith.AddIOp(block.arguments[1], arith.SelectOp(bad, one, zero).result).result
+        linalg.YieldOp([count, arith.SelectOp(bad, v, block.arguments[2]).result])
+    count = tensor.ExtractOp(g.results[0], []).result
+    failed = arith.CmpIOp(arith.CmpIPredicate.sgt, count,
+                          arith.ConstantOp(i64, ir.IntegerAttr.get(i64, 0)).result).result
+    if_op = scf.IfOp(failed)
+    with ir.InsertionPoint(if_op.then_block):
+        args = [arith.ConstantOp(i64, ir.IntegerAttr.get(i64, site)).result,
+                tensor.ExtractOp(g.results[1], []).result,
+                arith.ConstantOp(i64, ir.IntegerAttr.get(i64, dim)).result, count]
+        func.CallOp([], ir.FlatSymbolRefAttr.get(CHECK_FAILED), args)
+        scf.YieldOp([])
+
+
 @lowering("mindir.gather")
 def lower_gather(op):
     params, idx = op.params, op.indices
@@ -363,6 +437,7 @@ def lower_gather(op):
     idx_t = ir.IndexType.get()
     i64 = ir.IntegerType.get_signless(64)
     dim = pshape[axis]
+    _check_indices(op, idx, dim)   # out-of-range indices raise at run time
     maps = [ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(axis + k) for k in range(ir_)]),
             ir.AffineMap.get_identity(rank)]
     iters = ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank)

@@ -5,7 +5,7 @@
   `mindir.grad` op; the `mindir-autodiff` pass expands it into forward +
   reverse-mode backward (run by `msmlir.jit` before the CPU pipeline while the
   pipeline does not run it itself). `grad(grad(f))` nests grads.
-* `vmap` (vmap.py): an IR batching transformation (passes/graph/vmap.py,
+* `vmap` (vmap.py): an IR batching transformation (passes/vmap/,
   pass `mindir-vmap`): per-op batching rules, no loop, no unrolling.
 * `custom_bprop` and Cells with `bprop(self, *inputs, out, dout)` (custom.py):
   the callee carries `mindir.bprop = @...`, which mindir-autodiff calls instead of
@@ -38,6 +38,13 @@ should route to `msmlir.autodiff.custom.cell_call(self, args, kwargs)` when
 from .custom import CustomBpropFunction, cell_call, custom_bprop  # noqa: F401
 from .grad import GradFunction, GradOperation, grad, value_and_grad, vjp  # noqa: F401
 from .vmap import VmapFunction, vmap  # noqa: F401
+from .. import ops as _ops
+
+# MindSpore also has them under ops (ops.grad, ops.GradOperation, ...); msmlir.ops is a
+# lower layer, so they are added to it here (see msmlir/ops/__init__.py).
+for _name in _ops.TRANSFORMS:
+    setattr(_ops, _name, globals()[_name])
+_ops.__all__ += [n for n in _ops.TRANSFORMS if n not in _ops.__all__]
 
 __all__ = ["grad", "value_and_grad", "vjp", "GradOperation", "GradFunction", "custom_bprop",
            "CustomBpropFunction", "cell_call", "vmap", "VmapFunction"]

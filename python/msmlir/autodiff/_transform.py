@@ -15,28 +15,24 @@ import numbers
 
 import numpy as np
 
+from ..arraylike import is_array
 from ..frontend import builder as _b
 from ..frontend.values import TensorValue
+from ..ops._base import to_tensor
 
 
 def building() -> bool:
     return _b.current() is not None
 
 
-def is_array_like(v) -> bool:
-    return isinstance(v, (np.ndarray, np.generic)) or (hasattr(v, "asnumpy") and hasattr(v, "shape"))
-
-
 def as_tensor_args(args):
     """Inside a build: array-likes (numpy arrays, Tensors, Parameters) among the
     arguments become TensorValues (function arguments of the generated
     function rather than constants); Python values stay Python values."""
-    from ..ops._base import to_tensor
-
     def conv(v):
         if isinstance(v, TensorValue):
             return v
-        if is_array_like(v) or _b.is_parameter(v):
+        if is_array(v) or _b.is_parameter(v):
             return to_tensor(v)
         if type(v) in (tuple, list):
             return type(v)(conv(e) for e in v)

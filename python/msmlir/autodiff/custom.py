@@ -36,8 +36,14 @@ from mlir import ir
 from mlir.dialects import func
 
 from .. import dtype as _dt
+from ..arraylike import is_array
 from ..frontend import builder as _b
-from ..frontend.parser import (TensorSpec, call_operands, invoke, tree_flatten, tree_unflatten)
+from ..frontend.parser import invoke, set_custom_bprop_call
+from ..frontend.trace import Frame, TensorSpec, call_operands
+from ..ops import _base
+from ..ops.array import broadcast_to
+from ..ops.custom import set_custom_call
+from ..pytree import tree_flatten, tree_unflatten
 from ..frontend.values import TensorValue
 from . import _transform as T
 
@@ -55,7 +61,6 @@ def _spec_of(v: TensorValue) -> TensorSpec:
 def custom_call(fwd_target, bprop_target, args, kwargs, name: str, key):
     """Emits a call of `fwd_target(*args, **kwargs)` whose derivative is
     `bprop_target(*args, out, dout)`; returns the call's results."""
-    from ..ops import _base
     mb = _b.current()
     args = T.as_tensor_args(list(args))
     for i, a in enumerate(args):
@@ -80,8 +85,6 @@ def custom_call(fwd_target, bprop_target, args, kwargs, name: str, key):
 
 
 def _build_bprop(mb, info, bprop_target, args, kwargs, name):
-    from ..ops import _base
-    from ..ops.array import broadcast_to
     fop = info.func_op
     out_types = list(info.result_types)
     out_specs = [TensorSpec(tuple(ir.RankedTensorType(t).shape),
@@ -126,7 +129,7 @@ def _build_bprop(mb, info, bprop_target, args, kwargs, name):
     dout_v = bargs[n_ops + len(out_types):]
     param_of = {id(p): ops_v[n_leaves + i] for i, p in enumerate(info.params)}
     closed_of = [ops_v[n_leaves + len(info.params) + i] for i in range(len(info.closed))]
-    fr = _b.Frame(bblock)
+    fr = Frame(bblock)
     with ir.InsertionPoint(bblock), _b.frame(fr):
         u_ops = [v.value for v in ops_v[:n_leaves]] + [v.value for v in res_v] + \
                 [v.value for v in dout_v]
@@ -153,7 +156,7 @@ def _build_bprop(mb, info, bprop_target, args, kwargs, name):
                 grads.extend([None] * len(aleaves))
                 continue
             gspec, gleaves = tree_flatten(g, lambda v: _is_tv(v) or v is None or T.is_python_float(v)
-                                          or T.is_python_int(v) or T.is_array_like(v))
+                                          or T.is_python_int(v) or is_array(v))
             if len(gleaves) != len(aleaves):
                 _b.error(f"the bprop of '{name}' returned a gradient with {len(gleaves)} tensor(s) for "
                          f"an input with {len(aleaves)}")
@@ -237,3 +240,8 @@ def cell_call(cell, args, kwargs):
         return invoke(construct, [cell, *a], k)
     forward.__name__ = name
     return custom_call(forward, getattr(cell, "bprop"), args, kwargs, name, id(cell))
+
+
+# The frontend and ops.Custom call these (layers below: they cannot import them).
+set_custom_bprop_call(cell_call)
+set_custom_call(custom_call)

@@ -39,8 +39,11 @@ from __future__ import annotations
 from mlir import ir
 
 from .. import dtype as _dt
+from ..arraylike import is_array
 from ..frontend import builder as _b
-from ..frontend.parser import (LEAF, call_operands, invoke, tree_flatten, tree_unflatten)
+from ..frontend.parser import invoke
+from ..frontend.trace import call_operands
+from ..pytree import LEAF, tree_flatten, tree_unflatten
 from ..frontend.values import TensorValue
 from . import _transform as T
 
@@ -219,7 +222,7 @@ class GradFunction(T.Transform):
         sens_vals = []
         if self.sens_param:
             ndiff = 1 if self.has_aux else len(rtypes)
-            sens_spec, sens_leaves = tree_flatten(sens, lambda v: _is_tv(v) or T.is_array_like(v)
+            sens_spec, sens_leaves = tree_flatten(sens, lambda v: _is_tv(v) or is_array(v)
                                                   or T.is_python_float(v) or T.is_python_int(v))
             if len(sens_leaves) != ndiff:
                 _b.error(f"sens_param=True: the sensitivity has {len(sens_leaves)} tensor(s), "

@@ -6,7 +6,7 @@ Calling the mapped function builds `fn`'s per-example function `@<fn>_fn`
     func.func private @<fn>_vmap(batched args...) -> (batched results...)
         attributes {mindir.vmap = {callee = @<fn>_fn, in_axes = [...], out_axes = [...]}}
 
-which `passes/graph/vmap.py` (the `mindir-vmap` batching transformation) fills
+which `passes/vmap/` (the `mindir-vmap` batching transformation) fills
 at once with the batched body (per-op batching rules: no loop, no unrolling),
 and calls it. `mindir.grad` ops inside `fn` (vmap of grad) are expanded by
 mindir-autodiff first so that the batching sees plain mindir.
@@ -23,7 +23,9 @@ from mlir import ir
 from mlir.dialects import func
 
 from ..frontend import builder as _b
-from ..frontend.parser import TensorSpec, call_operands, invoke, tree_flatten, tree_unflatten
+from ..frontend.parser import invoke
+from ..frontend.trace import TensorSpec, call_operands
+from ..pytree import LEAF, tree_flatten, tree_unflatten
 from ..frontend.values import TensorValue
 from . import _transform as T
 
@@ -126,7 +128,7 @@ class VmapFunction(T.Transform):
         return f"<msmlir.vmap of {self.fn!r} in_axes={self.in_axes!r} out_axes={self.out_axes!r}>"
 
     def _build(self, args, kwargs):
-        from msmlir.passes.graph.vmap import VMAP_ATTR, VmapError, axes_attr, batched_type, \
+        from msmlir.passes.vmap import VMAP_ATTR, VmapError, axes_attr, batched_type, \
             expand_declaration
         mb = _b.current()
         args = T.as_tensor_args(list(args))
@@ -229,7 +231,6 @@ class VmapFunction(T.Transform):
 
 
 def _out_leaf_axes(spec, ax):
-    from ..frontend.parser import LEAF
     if spec == LEAF:
         if isinstance(ax, (tuple, list)):
             _b.error("vmap: out_axes has a tuple where the function returns a tensor")
@@ -254,7 +255,7 @@ def _out_leaf_axes(spec, ax):
 def vmap(fn, in_axes=0, out_axes=0):
     """Vectorizing map of `fn` (MindSpore `mindspore.vmap`): the returned
     function maps fn over the `in_axes` of its arguments and stacks the
-    results along `out_axes`, by batching fn's IR (see passes/graph/vmap.py)."""
+    results along `out_axes`, by batching fn's IR (see passes/vmap/)."""
     return VmapFunction(fn, in_axes, out_axes)
 
 

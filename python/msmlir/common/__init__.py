@@ -3,7 +3,7 @@ from .. import dtype  # noqa: F401  (mindspore.common.dtype)
 from . import initializer  # noqa: F401
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: F401
 from .parameter import Parameter, ParameterTuple  # noqa: F401
-from .seed import get_seed, set_seed  # noqa: F401
+from ..seed import get_seed, set_seed  # noqa: F401
 from .tensor import Tensor, is_tensor  # noqa: F401
 
 __all__ = ["Tensor", "Parameter", "ParameterTuple", "is_tensor", "initializer",

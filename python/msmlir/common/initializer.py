@@ -28,7 +28,7 @@ rank < 2 raises ValueError for the fan-based initializers.
   distribution='truncated_normal')
 
 Random initializers draw from the 'init' stream of `msmlir.set_seed`
-(`msmlir.common.seed.generator`), so with a seed the n-th initialization of a
+(`msmlir.seed.generator`), so with a seed the n-th initialization of a
 program is the same in every run. A custom initializer subclasses
 `Initializer` and overrides `_initialize(self, arr)`, filling the numpy array
 `arr` in place.
@@ -41,8 +41,8 @@ import numbers
 import numpy as np
 
 from .. import dtype as _dt
-from .seed import generator
-from .tensor import Tensor
+from ..seed import generator
+from ..arraylike import host_tensor, is_host_tensor
 
 __all__ = ["Initializer", "initializer", "TruncatedNormal", "Normal", "Uniform", "HeUniform",
            "HeNormal", "XavierUniform", "XavierNormal", "One", "Zero", "Constant", "Identity",
@@ -191,7 +191,7 @@ class Constant(Initializer):
         self.value = value
 
     def _initialize(self, arr):
-        _assign(arr, np.asarray(self.value.asnumpy() if isinstance(self.value, Tensor)
+        _assign(arr, np.asarray(self.value.asnumpy() if hasattr(self.value, "asnumpy")
                                 else self.value))
 
 
@@ -433,7 +433,7 @@ def _norm_shape(shape):
 
 def initializer(init, shape=None, dtype=_dt.float32):
     """A Tensor of `shape` and `dtype` filled by `init` (see the module docstring)."""
-    if isinstance(init, Tensor):
+    if is_host_tensor(init):
         if shape is not None:
             want = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
             if tuple(init.shape) != want:
@@ -461,4 +461,4 @@ def initializer(init, shape=None, dtype=_dt.float32):
         out = init(arr)
     if isinstance(out, np.ndarray) and out is not arr and out.shape == arr.shape:
         arr[...] = out  # initializers that return their result instead of filling `arr`
-    return Tensor._make(arr)
+    return host_tensor(arr)   # a Tensor (this module is below common/tensor.py, which uses it)

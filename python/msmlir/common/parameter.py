@@ -34,6 +34,8 @@ class Parameter(Tensor):
         layerwise_parallel, parallel_optimizer: accepted for compatibility.
     """
 
+    __msmlir_parameter__ = True   # a function argument in compiled code (frontend/builder.py)
+
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True, storage_format="", device=None):
         if isinstance(default_input, (bool, np.bool_)):

@@ -3,9 +3,10 @@
 Storage is one C-contiguous, writeable numpy array owned by the Tensor
 (`asnumpy()` returns it without a copy, like MindSpore on the CPU). Every
 operator and method that computes (``+ - * / // % ** @``, comparisons,
-reductions, reshapes, casts, ``t[i]``, ``t[i] = v``) calls `msmlir.ops`, so in
-PyNative style each op is a compiled kernel, cached per op and input signature
-(shapes, dtypes, compile-time arguments). Python scalar operands are passed to
+reductions, reshapes, casts, ...) is an entry of the tensor-method table
+(msmlir/ops/tensor_methods.py), shared with `TensorValue` so that it means the
+same inside `jit`; in PyNative style each op is a compiled kernel, cached per op
+and input signature (shapes, dtypes, compile-time arguments). Python scalar operands are passed to
 kernels as 0-d arrays of the result dtype, so ``t * 0.5`` and ``t * 0.25`` share
 one kernel. Indexing computes the flat positions of the selected elements on the
 host (index arithmetic only, output-sized for basic indices) and moves the data
@@ -20,7 +21,7 @@ Interoperability protocol (with `msmlir.jit`, `msmlir.ops` and numpy):
   `msmlir.jit` functions and eager `msmlir.ops` calls to return Tensors when
   any input was a Tensor (numpy in, numpy out is unchanged);
 * inside a jitted function a Tensor is a compile-time constant; its operators
-  and methods then build IR through `msmlir.ops` like a traced tensor;
+  and methods then build IR like those of a traced tensor (the same table);
 * numpy ufuncs on Tensors (``np.add(t, 1)``, ``ndarray * t``) run the matching
   msmlir op and return a Tensor; other ufuncs fall back to numpy on the host
   values and return numpy arrays.
@@ -33,6 +34,11 @@ import numbers
 import numpy as np
 
 from .. import dtype as _dt
+from .. import ops
+from ..frontend import builder as _b
+from ..frontend.trace import eager_call
+from ..ops import tensor_methods
+from ..ops._base import result_dtype
 
 __all__ = ["Tensor", "tensor", "is_tensor"]
 
@@ -42,27 +48,20 @@ def _contig(a):
     return np.asarray(a, order="C")
 
 
-def _ops():
-    from .. import ops
-    return ops
-
-
 def _building() -> bool:
     """True while a jitted function (or an eager op) is being traced."""
-    from ..frontend import builder as _b
     return _b.current() is not None
 
 
 def _run(fn, *args, **kwargs):
     """Runs `fn` (an msmlir.ops function or a composite of them) on Tensors / arrays /
     Python values: inside a trace it just builds IR; outside, it is compiled once per
-    signature (msmlir.frontend.jit.eager_call) and run, and the results become Tensors."""
+    signature (msmlir.frontend.trace.eager_call) and run, and the results become Tensors."""
     if _building():
         return fn(*args, **kwargs)
     if getattr(fn, "__msmlir_primitive__", False):
         out = fn(*args, **kwargs)           # an msmlir.ops primitive: its own eager path
     else:
-        from ..frontend.jit import eager_call
         out = eager_call(fn, args, kwargs)
     return _wrap(out)
 
@@ -146,6 +145,8 @@ class Tensor:
     """
 
     __array_priority__ = 1000
+    # inside jit, `Tensor(x)` of tensor values builds the tensor in the graph (frontend/parser.py)
+    __msmlir_tensor_constructor__ = True
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, internal=False,
                  const_arg=False, device=None):
@@ -374,74 +375,16 @@ class Tensor:
         if name is not None and method == "__call__" and not kwargs:
             if len(inputs) == 2:
                 return _binary(name, inputs[0], inputs[1])
-            return _run(getattr(_ops(), name), *inputs)
+            return _run(getattr(ops, name), *inputs)
         conv = [np.asarray(x._data) if isinstance(x, Tensor) else x for x in inputs]
         if "out" in kwargs:
             kwargs["out"] = tuple(o._data if isinstance(o, Tensor) else o for o in kwargs["out"])
         return getattr(ufunc, method)(*conv, **kwargs)
 
-    # ---- arithmetic ------------------------------------------------------------------------
-    def __add__(self, o): return _binary("add", self, o)
-    def __radd__(self, o): return _binary("add", o, self)
-    def __sub__(self, o): return _binary("sub", self, o)
-    def __rsub__(self, o): return _binary("sub", o, self)
-    def __mul__(self, o): return _binary("mul", self, o)
-    def __rmul__(self, o): return _binary("mul", o, self)
-    def __truediv__(self, o): return _binary("div", self, o)
-    def __rtruediv__(self, o): return _binary("div", o, self)
-    def __floordiv__(self, o): return _binary("floor_div", self, o)
-    def __rfloordiv__(self, o): return _binary("floor_div", o, self)
-    def __mod__(self, o): return _binary("floor_mod", self, o)
-    def __rmod__(self, o): return _binary("floor_mod", o, self)
-    def __pow__(self, o): return _binary("pow", self, o)
-    def __rpow__(self, o): return _binary("pow", o, self)
-    def __matmul__(self, o): return _binary("matmul", self, o)
-    def __rmatmul__(self, o): return _binary("matmul", o, self)
-    def __neg__(self): return _unary("neg", self)
-    def __pos__(self): return self
-    def __abs__(self): return _unary("abs", self)
-
-    def __lt__(self, o): return _binary("less", self, o)
-    def __le__(self, o): return _binary("less_equal", self, o)
-    def __gt__(self, o): return _binary("greater", self, o)
-    def __ge__(self, o): return _binary("greater_equal", self, o)
-
-    def __eq__(self, o):
-        if o is None:
-            return False
-        return _binary("equal", self, o)
-
-    def __ne__(self, o):
-        if o is None:
-            return True
-        return _binary("not_equal", self, o)
-
-    def _logical(self, o, name, op, swap=False):
-        other_dt = o.dtype if isinstance(o, Tensor) else (
-            _dt.from_numpy(o.dtype) if isinstance(o, np.ndarray) else None)
-        if not self.dtype.is_bool or (other_dt is not None and not other_dt.is_bool) or \
-                (other_dt is None and not isinstance(o, (bool, np.bool_))):
-            raise TypeError(f"operator {op} is only supported on bool tensors in msmlir "
-                            f"(got {self.dtype}); bitwise integer ops are not supported")
-        return _binary(name, o, self) if swap else _binary(name, self, o)
-
-    def __and__(self, o): return self._logical(o, "logical_and", "&")
-    def __rand__(self, o): return self._logical(o, "logical_and", "&", True)
-    def __or__(self, o): return self._logical(o, "logical_or", "|")
-    def __ror__(self, o): return self._logical(o, "logical_or", "|", True)
-    def __xor__(self, o): return self._logical(o, "logical_xor", "^")
-    def __rxor__(self, o): return self._logical(o, "logical_xor", "^", True)
-
-    def __invert__(self):
-        if not self.dtype.is_bool:
-            raise TypeError(f"operator ~ is only supported on bool tensors in msmlir "
-                            f"(got {self.dtype})")
-        return _unary("logical_not", self)
-
     # ---- indexing --------------------------------------------------------------------------
     def __getitem__(self, index):
         if _building():
-            return _ops().getitem(self, index)
+            return ops.getitem(self, index)
         pos = _positions(self.shape, index)
         if pos.size == 0:
             return Tensor._make(np.empty(pos.shape, self._data.dtype))
@@ -453,7 +396,6 @@ class Tensor:
 
     def __setitem__(self, index, value):
         if _building():
-            from ..frontend import builder as _b
             _b.error("tensor item assignment is not supported inside jit (tensors are values); "
                      "build a new tensor, e.g. with ops.select or ops.concat")
         pos = _positions(self.shape, index)
@@ -482,228 +424,14 @@ class Tensor:
         out = _run(_k_scatter, self, v, src, tuple(pos.shape))
         np.copyto(self._data, out._data)
 
-    # ---- shape methods ---------------------------------------------------------------------
-    def reshape(self, *shape):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return _call("reshape", self, tuple(int(s) for s in shape))
-
-    def view(self, *shape):
-        return self.reshape(*shape)
-
-    def view_as(self, other):
-        return self.reshape(other.shape)
-
-    def transpose(self, *axes):
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
-        if not axes or (len(axes) == 1 and axes[0] is None):
-            axes = tuple(reversed(range(self.ndim)))
-        return _call("transpose", self, tuple(axes))
-
-    def permute(self, *axes):
-        return self.transpose(*axes)
-
-    def swapaxes(self, axis0, axis1):
-        return _call("swapaxes", self, axis0, axis1)
-
-    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
-        if order not in ("C", "F"):
-            raise ValueError(f"For 'Tensor.flatten', 'order' must be 'C' or 'F', got {order!r}")
-        if order == "F":
-            return self.transpose().flatten(start_dim=start_dim, end_dim=end_dim)
-        return _call("flatten", self, start_dim=start_dim, end_dim=end_dim)
-
-    def ravel(self):
-        return self.reshape(-1)
-
-    def squeeze(self, axis=None):
-        if isinstance(axis, list):
-            axis = tuple(axis)
-        return _call("squeeze", self, axis)
-
-    def expand_dims(self, axis):
-        return _call("expand_dims", self, axis)
-
-    def unsqueeze(self, dim):
-        return self.expand_dims(dim)
-
-    def broadcast_to(self, shape):
-        return _call("broadcast_to", self, tuple(shape))
-
-    def expand_as(self, other):
-        return self.broadcast_to(other.shape)
-
-    def tile(self, reps):
-        return _call("tile", self, tuple(reps) if isinstance(reps, (list, tuple)) else (reps,))
-
-    def gather(self, input_indices, axis, batch_dims=0):
-        return _call("gather", self, input_indices, axis, batch_dims)
-
-    # ---- dtype methods ---------------------------------------------------------------------
-    def astype(self, dtype, copy=True):
-        dt = _dt.get(dtype)
-        if dt is self.dtype:
-            return self.copy() if copy else self
-        return _call("cast", self, dt)
-
-    def to(self, dtype):
-        return self.astype(dtype)
-
-    def float(self): return self.astype(_dt.float32)
-    def half(self): return self.astype(_dt.float16)
-    def double(self): return self.astype(_dt.float64)
-    def int(self): return self.astype(_dt.int32)
-    def long(self): return self.astype(_dt.int64)
-    def bool(self): return self.astype(_dt.bool_)
-
-    # ---- reductions ------------------------------------------------------------------------
-    def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
-        out = _call("reduce_sum", self, _axes(axis), keepdims, dtype=dtype)
-        return out if initial is None else out + initial
-
-    def mean(self, axis=None, keep_dims=False):
-        return _call("reduce_mean", self, _axes(axis), keep_dims)
-
-    def prod(self, axis=None, keep_dims=False, dtype=None):
-        out = _call("reduce_prod", self, _axes(axis), keep_dims)
-        return out if dtype is None else out.astype(dtype)
-
-    def _extreme(self, name, arg, axis, keepdims, initial, where, return_indices, combine):
-        if where is not True:
-            raise NotImplementedError(f"Tensor.{name}: 'where' is not supported in msmlir")
-        out = _call("reduce_" + name, self, _axes(axis), keepdims)
-        if initial is not None:
-            out = _binary(combine, out, initial)
-        if return_indices:
-            if axis is not None and not isinstance(axis, int):
-                raise ValueError(f"Tensor.{name}: return_indices needs a single int axis")
-            return out, _call(arg, self, axis, keepdims)
-        return out
-
-    def max(self, axis=None, keepdims=False, *, initial=None, where=True, return_indices=False):
-        return self._extreme("max", "argmax", axis, keepdims, initial, where, return_indices,
-                             "maximum")
-
-    def min(self, axis=None, keepdims=False, *, initial=None, where=True, return_indices=False):
-        return self._extreme("min", "argmin", axis, keepdims, initial, where, return_indices,
-                             "minimum")
-
-    amax = max
-    amin = min
-
-    def argmax(self, axis=None, keepdims=False):
-        return _call("argmax", self, axis, keepdims)
-
-    def argmin(self, axis=None, keepdims=False):
-        return _call("argmin", self, axis, keepdims)
-
-    def sort(self, axis=-1, descending=False):
-        return _call("sort", self, axis, descending)
-
-    def argsort(self, axis=-1, descending=False):
-        return _call("argsort", self, axis, descending)
-
-    def topk(self, k, dim=None, largest=True, sorted=True):
-        return _call("topk", self, k, dim, largest, sorted)
-
-    def all(self, axis=None, keep_dims=False):
-        return _run(_k_all, self, _axes(axis), keep_dims)
-
-    def any(self, axis=None, keep_dims=False):
-        return _run(_k_any, self, _axes(axis), keep_dims)
-
-    def var(self, axis=None, ddof=0, keepdims=False):
-        return _run(_k_var, self, _axes(axis), ddof, keepdims)
-
-    def std(self, axis=None, ddof=0, keepdims=False):
-        return self.var(axis, ddof, keepdims).sqrt()
-
-    # ---- elementwise methods ---------------------------------------------------------------
-    def abs(self): return _unary("abs", self)
-    absolute = abs
-    def exp(self): return _unary("exp", self)
-    def log(self): return _unary("log", self)
-    def log1p(self): return _unary("log1p", self)
-    def expm1(self): return _unary("expm1", self)
-    def sqrt(self): return _unary("sqrt", self)
-    def rsqrt(self): return _unary("rsqrt", self)
-    def square(self): return _unary("square", self)
-    def tanh(self): return _unary("tanh", self)
-    def sigmoid(self): return _unary("sigmoid", self)
-    def relu(self): return _unary("relu", self)
-    def neg(self): return _unary("neg", self)
-    negative = neg
-    def sign(self): return _unary("sign", self)
-    def floor(self): return _unary("floor", self)
-    def ceil(self): return _unary("ceil", self)
-    def round(self): return _unary("round", self)
-    def trunc(self): return _unary("trunc", self)
-    def reciprocal(self): return _unary("reciprocal", self)
-    def sin(self): return _unary("sin", self)
-    def cos(self): return _unary("cos", self)
-    def erf(self): return _unary("erf", self)
-    def isnan(self): return _unary("isnan", self)
-    def isinf(self): return _unary("isinf", self)
-    def isfinite(self): return _unary("isfinite", self)
-    def logical_not(self): return _unary("logical_not", self)
-
-    def add(self, other): return _binary("add", self, other)
-    def sub(self, other): return _binary("sub", self, other)
-    subtract = sub
-    def mul(self, other): return _binary("mul", self, other)
-    multiply = mul
-    def div(self, other): return _binary("div", self, other)
-    divide = div
-    true_divide = div
-    def floor_divide(self, other): return _binary("floor_div", self, other)
-    def remainder(self, other): return _binary("floor_mod", self, other)
-    def pow(self, exponent): return _binary("pow", self, exponent)
-    def matmul(self, other): return _binary("matmul", self, other)
-    def maximum(self, other): return _binary("maximum", self, other)
-    def minimum(self, other): return _binary("minimum", self, other)
-    def equal(self, other): return _binary("equal", self, other)
-    eq = equal
-    def not_equal(self, other): return _binary("not_equal", self, other)
-    ne = not_equal
-    def less(self, other): return _binary("less", self, other)
-    lt = less
-    def less_equal(self, other): return _binary("less_equal", self, other)
-    le = less_equal
-    def greater(self, other): return _binary("greater", self, other)
-    gt = greater
-    def greater_equal(self, other): return _binary("greater_equal", self, other)
-    ge = greater_equal
-    def logical_and(self, other): return _binary("logical_and", self, other)
-    def logical_or(self, other): return _binary("logical_or", self, other)
-    def logical_xor(self, other): return _binary("logical_xor", self, other)
-
-    def clip(self, xmin=None, xmax=None):
-        return _call("clamp", self, xmin, xmax)
-
-    def clamp(self, min=None, max=None):
-        return _call("clamp", self, min, max)
-
-    def softmax(self, axis=-1):
-        return _call("softmax", self, axis)
-
 
 # ---------------------------------------------------------------------------
 # Dispatch helpers
 # ---------------------------------------------------------------------------
 
-def _call(name, *args, **kwargs):
-    return _run(getattr(_ops(), name), *args, **kwargs)
-
-
-def _unary(name, x):
-    return _run(getattr(_ops(), name), x)
-
-
 def _strong_scalar(x, other):
     """A Python scalar operand as a 0-d array of the op's result dtype (so that the
     kernel takes it as a runtime input instead of a compile-time constant)."""
-    from ..ops._base import result_dtype
     dt = result_dtype(x, other)
     try:
         return np.asarray(x, dtype=dt.to_numpy())
@@ -711,19 +439,41 @@ def _strong_scalar(x, other):
         return x
 
 
-def _binary(name, a, b):
+def _strong(a, b):
+    """(a, b) with a Python scalar operand made strong (outside a build)."""
     if not _building():
         if _is_scalar(a) and not _is_scalar(b):
             a = _strong_scalar(a, b)
         elif _is_scalar(b) and not _is_scalar(a):
             b = _strong_scalar(b, a)
-    return _run(getattr(_ops(), name), a, b)
+    return a, b
 
 
-def _axes(axis):
-    if isinstance(axis, list):
-        return tuple(axis)
-    return axis
+def _binary(name, a, b):
+    a, b = _strong(a, b)
+    return _run(getattr(ops, name), a, b)
+
+
+def _eager_method(name, m):
+    """A method of the table (msmlir/ops/tensor_methods.py) as a Tensor method."""
+    fn = m.fn
+    if m.composite:          # one kernel for the whole method
+        def method(self, *args, **kwargs):
+            return _run(fn, self, *args, **kwargs)
+    elif m.binary:
+        def method(self, other):
+            return _wrap(fn(*_strong(self, other)))
+    else:
+        def method(self, *args, **kwargs):
+            return _wrap(fn(self, *args, **kwargs))
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = fn.__doc__
+    return method
+
+
+# Every operator and method that computes: the table shared with TensorValue (jit).
+tensor_methods.install(Tensor, _eager_method, exclude=("__getitem__",))
 
 
 _UFUNC_OPS = {
@@ -744,51 +494,16 @@ _UFUNC_OPS = {
 # ---------------------------------------------------------------------------
 
 def _k_gather(x, pos):
-    ops = _ops()
     return ops.gather(ops.reshape(x, (-1,)), pos, 0)
 
 
 def _k_scatter(x, v, src, pos_shape):
-    ops = _ops()
     flat = ops.reshape(x, (-1,))
     v = ops.cast(v, x.dtype)
     if tuple(v.shape) != tuple(pos_shape):
         v = ops.broadcast_to(v, pos_shape)
     vals = ops.reshape(v, (-1,))
     return ops.reshape(ops.gather(ops.concat([flat, vals], 0), src, 0), x.shape)
-
-
-def _as_bool_int(x):
-    ops = _ops()
-    if x.dtype.is_bool:
-        return ops.cast(x, _dt.int32)
-    return ops.cast(ops.not_equal(x, 0), _dt.int32)
-
-
-def _k_all(x, axis, keep_dims):
-    ops = _ops()
-    return ops.cast(ops.reduce_min(_as_bool_int(x), () if axis is None else axis, keep_dims),
-                    _dt.bool_)
-
-
-def _k_any(x, axis, keep_dims):
-    ops = _ops()
-    return ops.cast(ops.reduce_max(_as_bool_int(x), () if axis is None else axis, keep_dims),
-                    _dt.bool_)
-
-
-def _k_var(x, axis, ddof, keepdims):
-    ops = _ops()
-    if not x.dtype.is_float:
-        x = ops.cast(x, _dt.float32)
-    axes = tuple(range(x.ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
-    n = 1
-    for a in axes:
-        n *= x.shape[a]
-    m = ops.reduce_mean(x, axes, True)
-    d = ops.sub(x, m)
-    s = ops.reduce_sum(ops.mul(d, d), axes, keepdims)
-    return ops.div(s, float(max(n - ddof, 0)))
 
 
 # ---------------------------------------------------------------------------
@@ -889,6 +604,9 @@ def _format_value(a: np.ndarray) -> str:
 def tensor(input_data=None, dtype=None, shape=None, init=None):
     """Creates a Tensor (MindSpore's `mindspore.tensor`)."""
     return Tensor(input_data, dtype, shape, init)
+
+
+tensor.__msmlir_tensor_constructor__ = True
 
 
 def is_tensor(obj) -> bool:

@@ -11,15 +11,17 @@
     for image, label in data.create_tuple_iterator(num_epochs=1):
         ...
 
-See `engine` for the pipeline semantics (prefetching thread, parallel workers,
-error propagation, determinism), `samplers` for the samplers, `config` for seeds,
-worker counts and prefetch sizes, `vision` / `transforms` for the transforms.
+The pipeline: `datasets` (the Dataset node and its operations), `sources`,
+`iterators` (prefetching thread, error propagation), `_parallel` (the thread pool
+behind num_parallel_workers), `_run` (seeds and determinism); `samplers` for the
+samplers, `config` for seeds, worker counts and prefetch sizes, `vision` /
+`transforms` for the transforms.
 """
 from . import config, samplers, transforms, vision  # noqa: F401
-from .engine import (BatchDataset, BatchInfo, ConcatDataset, Dataset,  # noqa: F401
-                     FilterDataset, GeneratorDataset, MapDataset, MnistDataset,
-                     NumpySlicesDataset, ProjectDataset, RenameDataset, RepeatDataset,
-                     ShuffleDataset, SkipDataset, TakeDataset, ZipDataset)
+from .datasets import (BatchDataset, BatchInfo, ConcatDataset, Dataset,  # noqa: F401
+                       FilterDataset, MapDataset, ProjectDataset, RenameDataset, RepeatDataset,
+                       ShuffleDataset, SkipDataset, TakeDataset, ZipDataset)
+from .sources import GeneratorDataset, MnistDataset, NumpySlicesDataset  # noqa: F401
 from .samplers import (DistributedSampler, RandomSampler, Sampler,  # noqa: F401
                        SequentialSampler, SubsetRandomSampler, SubsetSampler,
                        WeightedRandomSampler)

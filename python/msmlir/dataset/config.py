@@ -60,7 +60,7 @@ def get_seed():
     with _LOCK:
         s = _STATE["seed"]
     if s is None:
-        from ..common.seed import get_seed as _global
+        from ..seed import get_seed as _global
         s = _global()
     return s
 

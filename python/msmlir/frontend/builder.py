@@ -5,6 +5,9 @@ While a function is being compiled, `current()` is the active `ModuleBuilder`
 (`at(pos)`), which also enters the matching `ir.Location.file`, so every op
 built by `msmlir.ops` carries the user's file:line:col, and `error()` /
 `emit()` raise `CompileError`s that point at it.
+
+Layer 2 (below the ops, which use it for every op): it imports only layer 0.
+What a Parameter is, is a protocol (`__msmlir_parameter__`), not a class.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import numpy as np
 from mlir import ir
 
 from .. import dtype as _dt
-from .errors import CompileError, SourcePos
+from ..errors import CompileError, SourcePos
 
 _state = threading.local()
 
@@ -62,37 +65,13 @@ def activate(builder):
 # * `msmlir.grad(..., weights=[...])` builds the forward function with the
 #   weights pre-bound to its first parameter arguments (`Frame(bind=weights)`),
 #   so the gradient w.r.t. a weight is the gradient w.r.t. that argument.
+#
+# `Frame` and `param_value` are in frontend/trace.py (they make TensorValues);
+# the stack of frames is thread-local build state, kept here.
 
 
 def is_parameter(x) -> bool:
-    if getattr(type(x), "__msmlir_parameter__", False):
-        return True
-    from ..common.parameter import Parameter
-    return isinstance(x, Parameter)
-
-
-class Frame:
-    """The function under construction: its entry block and the Parameters bound
-    to (or captured as) its arguments."""
-
-    def __init__(self, block, bind=(), bound_values=()):
-        self.block = block
-        self.params: list = []        # Parameters bound to arguments, in argument order
-        self.values: dict = {}        # id(param) -> TensorValue
-        for p, v in zip(bind, bound_values):
-            self.params.append(p)
-            self.values[id(p)] = v
-
-    def value(self, p):
-        v = self.values.get(id(p))
-        if v is None:
-            from .values import TensorValue
-            t = tensor_type(tuple(p.shape), p.dtype)
-            arg = self.block.add_argument(t, ir.Location.unknown())
-            v = TensorValue(arg)
-            self.params.append(p)
-            self.values[id(p)] = v
-        return v
+    return bool(getattr(type(x), "__msmlir_parameter__", False))
 
 
 def _frames():
@@ -108,91 +87,13 @@ def current_frame():
 
 
 @contextlib.contextmanager
-def frame(fr: Frame):
+def frame(fr):
     stack = _frames()
     stack.append(fr)
     try:
         yield fr
     finally:
         stack.pop()
-
-
-def param_value(x):
-    """The TensorValue standing for Parameter `x` in the function being built
-    (captured as an argument on first use), or None when `x` is not a Parameter
-    or no function is being built. For `RNG_COUNTER`: a new value derived from
-    it at each request (one per random op or call site, see below)."""
-    if not is_parameter(x):
-        return None
-    fr = current_frame()
-    if fr is None:
-        return None
-    if x is RNG_COUNTER:
-        return _rng_site_value(fr)
-    return fr.value(x)
-
-
-# ---------------------------------------------------------------------------
-# The RNG counter: fresh random numbers at every execution
-# ---------------------------------------------------------------------------
-#
-# mindir.dropout / random_uniform / random_normal are counter-based (element i
-# is a hash of (seed, offset, i)); their optional `offset` operand makes them
-# stateful as in MindSpore. `RNG_COUNTER` is a pseudo-Parameter (0-d int64)
-# whose `asnumpy()` returns the next value of a process-wide counter
-# (msmlir.common.seed.next_rng_offset; `set_seed` restarts it). A random op
-# takes `rng_offset()`, which captures the counter like a Parameter, so the
-# compiled function gets it as a trailing input that jit reads once per
-# execution (eager ops too: they are one-op functions). Each use in a function
-# -- every random op, and every call passing the counter on to a callee that
-# draws random numbers -- gets its own value `counter * RNG_SITE_MUL + site`
-# (site = 1, 2, ... in build order): two dropouts of one function, or two calls
-# of one helper, draw different numbers.
-
-RNG_SITE_MUL = 0x9E3779B97F4A7C15 - (1 << 64)   # odd; as a signed int64
-
-
-class _RngCounter:
-    """The RNG counter as a Parameter (see above)."""
-    __msmlir_parameter__ = True
-    shape = ()
-    name = "msmlir.rng_counter"
-    requires_grad = False
-
-    @property
-    def dtype(self):
-        return _dt.int64
-
-    def asnumpy(self) -> np.ndarray:
-        from ..common.seed import next_rng_offset
-        return np.array(next_rng_offset(), np.int64)
-
-    def __repr__(self):
-        return "RNG_COUNTER"
-
-
-RNG_COUNTER = _RngCounter()
-
-
-def _rng_site_value(fr: Frame):
-    from ..dialects import mindir
-    from .values import TensorValue
-    counter = fr.value(RNG_COUNTER)
-    fr.rng_sites = getattr(fr, "rng_sites", 0) + 1
-    i64 = ir.IntegerType.get_signless(64)
-    t = ir.RankedTensorType.get([], i64)
-
-    def const(v):
-        return emit(mindir.ConstantOp, ir.DenseElementsAttr.get_splat(
-            t, ir.IntegerAttr.get(i64, v))).result
-    scaled = emit(mindir.MulOp, counter.value, const(RNG_SITE_MUL)).result
-    return TensorValue(emit(mindir.AddOp, scaled, const(fr.rng_sites)).result)
-
-
-def rng_offset():
-    """The `offset` operand (a 0-d int64 TensorValue) for one random op in the
-    function being built, or None outside compilation."""
-    return param_value(RNG_COUNTER)
 
 
 def _positions():

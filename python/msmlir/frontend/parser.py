@@ -5,346 +5,60 @@ Python values (numbers, tuples, lists, dtypes, functions, modules, objects) are
 computed in Python, and tensors are `TensorValue`s whose operations build
 mindir ops. Control flow on Python values is folded (`if`) or unrolled
 (`for`, `while`); control flow on tensor values becomes `scf.if` / `scf.while`
-on tensors, with the variables assigned in the branches / loop body as results
-/ iteration arguments. Calls to other user functions are specialized per
-argument signature into `func.func private` functions and `func.call`ed.
+(control_flow.py). Calls to other user functions (source.py) are specialized
+per argument signature into `func.func private` functions and `func.call`ed
+(trace.py, `ModuleBuilder`); builtins with tensor-aware behaviour are in
+builtin_calls.py, run-time calls back into Python in fallback.py.
+
+Plugged in from above, so that this module imports nothing of layer 5:
+`set_custom_bprop_call` (msmlir.autodiff: a Cell with a user `bprop` is
+called through it). Wrappers of user functions (jit's `JitFunction`) tell the
+parser what to call instead with `__msmlir_unwrap__(self, args) -> (fn, args)`.
 """
 from __future__ import annotations
 
 import ast
 import builtins
 import functools
+import importlib
 import inspect
-import numbers
 import operator
 import os
 import sys
-import sysconfig
-import textwrap
 import types
-from dataclasses import dataclass, field
 
-import numpy as np
 from mlir import ir
-from mlir.dialects import arith, func, scf, tensor
 
 from .. import dtype as _dt
+from .. import ops
+from ..errors import CompileError, SourcePos
+from ..ops._base import to_tensor
+from ..ops.host import HostString
+from ..pytree import tree_flatten
 from . import builder as _b
 from . import fallback
-from .errors import CompileError, SourcePos
+from .builtin_calls import SPECIAL_BUILTINS, has_runtime_values
+from .control_flow import (MISSING, Break, Continue, ControlFlow, Return, Signal, Undefined,
+                           contains, describe, is_tensor_value)
+from .source import SourceFunction, get_source_function, has_custom_bprop, is_user_function
+from .trace import ModuleBuilder, set_parser
 from .values import TensorValue
 
 MAX_UNROLL = 10000      # iterations of a Python-valued loop unrolled at compile time
-MAX_CALL_DEPTH = 200    # nested calls of user functions
-MAX_WHILE_ATTEMPTS = 6  # rebuilds of a tensor while loop until its carried types settle
 
+_CUSTOM_BPROP_CALL: list = []   # [cell_call(cell, args, kwargs)], set by msmlir.autodiff
 
-# ---------------------------------------------------------------------------
-# Control-flow signals of the interpreter
-# ---------------------------------------------------------------------------
 
-class _Signal(Exception):
-    def __init__(self, pos):
-        super().__init__()
-        self.pos = pos
+def set_custom_bprop_call(call) -> None:
+    """Registers how a Cell with a user-defined `bprop` is called from compiled
+    code (msmlir.autodiff.custom.cell_call). Until then such a Cell is parsed
+    like any other: nothing can differentiate it before autodiff is loaded."""
+    _CUSTOM_BPROP_CALL[:] = [call]
 
 
-class _Break(_Signal):
-    pass
-
-
-class _Continue(_Signal):
-    pass
-
-
-class _Return(_Signal):
-    def __init__(self, value, pos):
-        super().__init__(pos)
-        self.value = value
-
-
-class Undefined:
-    """Marks a variable that is not defined on every path (read -> error)."""
-
-    def __init__(self, name, reason):
-        self.name = name
-        self.reason = reason
-
-
-_MISSING = object()
-
-
-# ---------------------------------------------------------------------------
-# Trees of values (tuples/lists/dicts with tensor leaves)
-# ---------------------------------------------------------------------------
-
-LEAF = ("L",)
-
-
-def tree_flatten(x, is_leaf):
-    """(spec, leaves): `spec` is a nested description of `x` with LEAF where a
-    leaf was taken out and ("C", value) for every other non-container value."""
-    leaves = []
-
-    def rec(v):
-        if is_leaf(v):
-            leaves.append(v)
-            return LEAF
-        if isinstance(v, tuple) and hasattr(v, "_fields"):
-            return ("nt", type(v), tuple(rec(e) for e in v))
-        if type(v) is tuple:
-            return ("tuple", tuple(rec(e) for e in v))
-        if type(v) is list:
-            return ("list", tuple(rec(e) for e in v))
-        if type(v) is dict:
-            return ("dict", tuple(v.keys()), tuple(rec(e) for e in v.values()))
-        return ("C", v)
-
-    return rec(x), leaves
-
-
-def tree_unflatten(spec, leaves):
-    it = iter(leaves)
-
-    def rec(s):
-        kind = s[0]
-        if kind == "L":
-            return next(it)
-        if kind == "C":
-            return s[1]
-        if kind == "tuple":
-            return tuple(rec(c) for c in s[1])
-        if kind == "list":
-            return [rec(c) for c in s[1]]
-        if kind == "nt":
-            return s[1](*[rec(c) for c in s[2]])
-        if kind == "dict":
-            return dict(zip(s[1], [rec(c) for c in s[2]]))
-        raise AssertionError(kind)
-
-    return rec(spec)
-
-
-def const_key(v):
-    """A hashable key for a compile-time constant (identity for unhashables)."""
-    if isinstance(v, float):
-        return ("float", repr(v))
-    if isinstance(v, (bool, int, str, bytes, type(None))):
-        return (type(v).__name__, v)
-    if isinstance(v, np.ndarray):
-        return ("ndarray", id(v))
-    try:
-        hash(v)
-    except TypeError:
-        return ("id", id(v))
-    return (type(v).__qualname__, v)
-
-
-def spec_key(spec):
-    kind = spec[0]
-    if kind == "L":
-        return spec
-    if kind == "C":
-        return ("C", const_key(spec[1]))
-    if kind == "nt":
-        return ("nt", spec[1], tuple(spec_key(c) for c in spec[2]))
-    if kind == "dict":
-        return ("dict", tuple(const_key(k) for k in spec[1]), tuple(spec_key(c) for c in spec[2]))
-    return (kind, tuple(spec_key(c) for c in spec[1]))
-
-
-def _is_tv(v):
-    return isinstance(v, TensorValue)
-
-
-def _describe(v) -> str:
-    if isinstance(v, TensorValue):
-        return repr(v)
-    if isinstance(v, (tuple, list)):
-        return f"a {type(v).__name__} of length {len(v)}"
-    return f"the Python value {v!r}" if isinstance(v, (numbers.Number, str, type(None))) else \
-        f"a {type(v).__name__}"
-
-
-def _scalar(v) -> bool:
-    return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
-
-
-# ---------------------------------------------------------------------------
-# Source of user functions
-# ---------------------------------------------------------------------------
-
-@dataclass
-class SourceFunction:
-    """A parsed user function: its AST, file, globals and closure."""
-    fn: types.FunctionType
-    node: ast.FunctionDef
-    filename: str
-    globals: dict
-    closure: dict = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return self.fn.__name__
-
-    def pos(self, node) -> SourcePos:
-        return SourcePos(self.filename, node.lineno, node.col_offset + 1,
-                         getattr(node, "end_lineno", None),
-                         (node.end_col_offset + 1) if getattr(node, "end_col_offset", None) is not None else None)
-
-
-_SOURCE_CACHE: dict = {}
-
-
-def _closure_vars(fn) -> dict:
-    out = {}
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        try:
-            out[name] = cell.cell_contents
-        except ValueError:  # an empty cell: not yet assigned
-            pass
-    return out
-
-
-def get_source_function(fn) -> SourceFunction | None:
-    """Parses `fn`'s source once (per code object); None if it has no source."""
-    code = fn.__code__
-    cached = _SOURCE_CACHE.get(code)
-    if cached is None:
-        try:
-            lines, start = inspect.getsourcelines(fn)
-        except (OSError, TypeError):
-            return None
-        src = "".join(lines)
-        wrapped = bool(lines) and lines[0][:1] in (" ", "\t")
-        text = "if 1:\n" + src if wrapped else src
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            try:  # e.g. a function whose continuation lines are indented oddly
-                tree = ast.parse(textwrap.dedent(src))
-                wrapped = False
-            except SyntaxError:
-                return None
-        ast.increment_lineno(tree, start - 1 - (1 if wrapped else 0))
-        body = tree.body[0].body if wrapped else tree.body
-        node = None
-        for st in body:
-            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name == fn.__name__:
-                node = st
-                break
-        if node is None:
-            return None
-        cached = (node, code.co_filename)
-        _SOURCE_CACHE[code] = cached
-    node, filename = cached
-    return SourceFunction(fn, node, filename, fn.__globals__, _closure_vars(fn))
-
-
-_LIB_PATHS = tuple({os.path.realpath(p) for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                    if (p := sysconfig.get_paths().get(key))})
-_PRIMITIVE_MODULES = ("msmlir.ops", "msmlir.frontend", "msmlir.dtype", "msmlir.dialects",
-                      "msmlir.compiler", "msmlir._native",
-                      "msmlir.autodiff",  # grad/vmap/custom_bprop: called, they build IR
-                      "msmlir.numpy")
-
-
-def _is_user_function(f) -> bool:
-    """Functions whose source is parsed (as opposed to called directly):
-    Python functions outside the standard library, site-packages and msmlir's
-    own primitive modules (msmlir's other modules, e.g. nn, are parsed)."""
-    if not isinstance(f, types.FunctionType) or f.__name__ == "<lambda>":
-        return False
-    mod = f.__module__ or ""
-    if mod == "msmlir" or mod.startswith("msmlir."):
-        return not mod.startswith(_PRIMITIVE_MODULES)
-    filename = os.path.realpath(f.__code__.co_filename)
-    return not filename.startswith(_LIB_PATHS)
-
-
-# ---------------------------------------------------------------------------
-# Static analysis helpers
-# ---------------------------------------------------------------------------
-
-def _target_names(t, out):
-    if isinstance(t, ast.Name):
-        out.append(t.id)
-    elif isinstance(t, (ast.Tuple, ast.List)):
-        for e in t.elts:
-            _target_names(e, out)
-    elif isinstance(t, ast.Starred):
-        _target_names(t.value, out)
-
-
-def assigned_names(nodes) -> list:
-    """Names bound by the statements (not descending into nested scopes), in order."""
-    out = []
-
-    class V(ast.NodeVisitor):
-        def visit_Assign(self, n):
-            for t in n.targets:
-                _target_names(t, out)
-            self.generic_visit(n)
-
-        def visit_AugAssign(self, n):
-            _target_names(n.target, out)
-            self.generic_visit(n)
-
-        def visit_AnnAssign(self, n):
-            if n.value is not None:
-                _target_names(n.target, out)
-            self.generic_visit(n)
-
-        def visit_NamedExpr(self, n):
-            _target_names(n.target, out)
-            self.generic_visit(n)
-
-        def visit_For(self, n):
-            _target_names(n.target, out)
-            self.generic_visit(n)
-
-        def visit_FunctionDef(self, n):
-            out.append(n.name)
-
-        def visit_Lambda(self, n):
-            pass
-
-        def visit_ListComp(self, n):
-            pass
-
-        visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
-
-        def visit_Delete(self, n):
-            for t in n.targets:
-                _target_names(t, out)
-
-    v = V()
-    for n in nodes:
-        v.visit(n)
-    seen, res = set(), []
-    for n in out:
-        if n not in seen:
-            seen.add(n)
-            res.append(n)
-    return res
-
-
-def contains(nodes, kinds, skip_loops=False) -> ast.AST | None:
-    """A node of one of `kinds` in the statements, outside nested scopes (and,
-    with skip_loops, outside the bodies of nested loops, whose break/continue
-    are their own)."""
-    stack = list(nodes)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, kinds):
-            return n
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if skip_loops and isinstance(n, (ast.For, ast.While)):
-            stack.extend(n.orelse)
-            continue
-        stack.extend(ast.iter_child_nodes(n))
-    return None
+def _unwrap(f, args):
+    unwrap = getattr(type(f), "__msmlir_unwrap__", None)
+    return unwrap(f, args) if unwrap is not None else (f, args)
 
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -402,197 +116,10 @@ class InterpFunction:
 
 
 # ---------------------------------------------------------------------------
-# Module builder: one module, many specialized functions
-# ---------------------------------------------------------------------------
-
-@dataclass
-class TensorSpec:
-    """An entry argument: a tensor of known shape and dtype."""
-    shape: tuple
-    dtype: object
-
-    def mlir_type(self):
-        return _b.tensor_type(self.shape, self.dtype)
-
-
-@dataclass
-class FuncInfo:
-    name: str
-    func_op: object          # None when elided (the body built nothing)
-    out_spec: tuple
-    result_types: list
-    params: list = field(default_factory=list)   # Parameters passed after the leaves
-    closed: list = field(default_factory=list)   # enclosing functions' values, passed last
-
-
-def call_operands(info: FuncInfo, args, kwargs) -> list:
-    """The operands of a call of `info` from the function being built: the tensor
-    leaves of the arguments, the caller's values of the Parameters the callee
-    uses (captured by the caller in turn), then the closed-over values."""
-    _, leaves = tree_flatten((tuple(args), dict(kwargs)), _is_tv)
-    ops = [lf.value for lf in leaves]
-    ops += [_b.param_value(p).value for p in info.params]
-    ops += list(info.closed)
-    return ops
-
-
-def close_over(fop, block) -> list:
-    """Closure conversion of a just-built function: every value its body uses
-    that is defined outside it (a tensor of an enclosing function, reached
-    through a jit-local closure) becomes a new trailing argument. Returns the
-    outer values, in argument order (a call passes them last)."""
-    inside = set()
-    todo = [fop.operation]
-    ops = []
-    while todo:
-        op = todo.pop()
-        for r in op.regions:
-            for b in r.blocks:
-                inside.update(b.arguments)
-                for o in b.operations:
-                    inside.update(o.operation.results)
-                    ops.append(o.operation)
-                    todo.append(o.operation)
-    outer, repl = [], {}
-    for o in ops:
-        for v in list(o.operands):
-            if v in inside:
-                continue
-            if v not in repl:
-                repl[v] = block.add_argument(v.type, ir.Location.unknown())
-                outer.append(v)
-            o.replace_uses_of_with(v, repl[v])
-    return outer
-
-
-class ModuleBuilder:
-    """Builds one `builtin.module`: the entry function and every specialization
-    of the user functions it calls."""
-
-    def __init__(self):
-        self.module = ir.Module.create()
-        self.specs: dict = {}
-        self.in_progress: set = set()
-        self.symbols: set = set()
-        self.depth = 0
-
-    def unique_name(self, base: str) -> str:
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "fn"
-        name, i = base, 1
-        while name in self.symbols:
-            name = f"{base}_{i}"
-            i += 1
-        self.symbols.add(name)
-        return name
-
-    def function(self, fn, args, kwargs, *, public=False, name=None, trace=False,
-                 params=(), close=False, key_extra=None) -> FuncInfo:
-        """The func.func specialization of `fn` for these arguments, whose leaves
-        are TensorValues (a call from jitted code) or TensorSpecs (the entry).
-
-        Its arguments are the tensor leaves, then the Parameters it uses (`params`
-        first, bound in that order; then those captured while building, see
-        frontend/builder.py), then, with `close`, the values of enclosing
-        functions its body uses (closure conversion: a jit-local function passed
-        to grad/vmap may close over the caller's tensors). `FuncInfo.params` and
-        `FuncInfo.closed` say what a call must pass after the leaves."""
-        is_leaf = lambda v: isinstance(v, (TensorValue, TensorSpec))  # noqa: E731
-        in_spec, leaves = tree_flatten((tuple(args), dict(kwargs)), is_leaf)
-        types_ = [lf.type if isinstance(lf, TensorValue) else lf.mlir_type() for lf in leaves]
-        key = (fn, spec_key(in_spec), tuple(str(t) for t in types_), public,
-               tuple(id(p) for p in params), key_extra)
-        info = self.specs.get(key)
-        if info is not None:
-            return info
-        if key in self.in_progress:
-            _b.error(f"recursive call of '{getattr(fn, '__name__', fn)}' with the same argument "
-                     f"signature: recursion in jitted code must end on Python values")
-        if self.depth >= MAX_CALL_DEPTH:
-            _b.error(f"calls nested more than {MAX_CALL_DEPTH} deep")
-        src = None if trace else get_source_function(fn)
-        def_pos = src.pos(src.node) if src else _b.current_pos()
-        self.in_progress.add(key)
-        self.depth += 1
-        fop = None
-        try:
-            sym = name or self.unique_name(getattr(fn, "__name__", "fn"))
-            ptypes = [_b.tensor_type(tuple(p.shape), p.dtype) for p in params]
-            with _b.at(def_pos):
-                with ir.InsertionPoint(self.module.body):
-                    fop = func.FuncOp(sym, ir.FunctionType.get(types_ + ptypes, []),
-                                      visibility=None if public else "private")
-                loc = ir.Location.current
-                block = fop.regions[0].blocks.append(*(types_ + ptypes),
-                                                     arg_locs=[loc] * (len(types_) + len(ptypes)))
-            bargs = list(block.arguments)
-            targs, tkwargs = tree_unflatten(in_spec, [TensorValue(a) for a in bargs[:len(types_)]])
-            fr = _b.Frame(block, params, [TensorValue(a) for a in bargs[len(types_):]])
-            with ir.InsertionPoint(block), _b.frame(fr):
-                if src is not None:
-                    comp = FunctionCompiler(self, src)
-                    result, ret_pos = comp.run(targs, tkwargs)
-                else:
-                    with _b.at(def_pos):
-                        result, ret_pos = self._trace(fn, targs, tkwargs, explicit=trace), def_pos
-                out_spec, outs = tree_flatten(result, _is_tv)
-                with _b.at(ret_pos):
-                    func.ReturnOp([o.value for o in outs])
-            closed = close_over(fop, block) if close else []
-            rtypes = [o.type for o in outs]
-            if not public and not rtypes and len(block.operations) == 1:
-                # A helper that only computes Python values: nothing to call.
-                fop.operation.erase()
-                self.symbols.discard(sym)
-                fop = None
-            else:
-                fop.attributes["function_type"] = ir.TypeAttr.get(
-                    ir.FunctionType.get([a.type for a in block.arguments], rtypes))
-            info = FuncInfo(sym, fop, out_spec, rtypes, list(fr.params), closed)
-            self.specs[key] = info
-            return info
-        except BaseException:
-            if fop is not None:  # a half-built function (the error may be handled by a `try`)
-                fop.operation.erase()
-                self.symbols.discard(sym)
-            raise
-        finally:
-            self.depth -= 1
-            self.in_progress.discard(key)
-
-    @staticmethod
-    def _trace(fn, args, kwargs, explicit):
-        """Calls fn on TensorValues directly (tracing: Python control flow runs
-        on Python values only)."""
-        try:
-            return fn(*args, **kwargs)
-        except CompileError as e:
-            if explicit:
-                raise
-            name = getattr(fn, "__name__", "function")
-            note = (f"(the source of '{name}' is not available, e.g. it was defined in an "
-                    f"interactive session, so it was traced instead of parsed: `if`/`while` on "
-                    f"tensors need the source)")
-            raise CompileError(f"{e.msg} {note}", e.pos, e.call_stack) from None
-        except (TypeError, ValueError, AttributeError, IndexError, KeyError, ZeroDivisionError) as e:
-            _b.error(f"{type(e).__name__}: {e}")
-
-    def call(self, fn, args, kwargs, *, trace=False):
-        """Emits a func.call of the specialization of `fn` (building it first)."""
-        name = getattr(fn, "__name__", "fn")
-        with _b.calling(name):
-            info = self.function(fn, args, kwargs, trace=trace)
-        if info.func_op is None:
-            return tree_unflatten(info.out_spec, [])
-        call = _b.emit(func.CallOp, info.result_types, ir.FlatSymbolRefAttr.get(info.name),
-                       call_operands(info, args, kwargs))
-        return tree_unflatten(info.out_spec, [TensorValue(r) for r in call.operation.results])
-
-
-# ---------------------------------------------------------------------------
 # The interpreter of one function body
 # ---------------------------------------------------------------------------
 
-class FunctionCompiler:
+class FunctionCompiler(ControlFlow):
     """Interprets one user function's AST at compile time, building IR at the
     current insertion point."""
 
@@ -619,9 +146,9 @@ class FunctionCompiler:
     def run_body(self, body, def_pos):
         try:
             self.exec_block(body, tail=True)
-        except _Return as r:
+        except Return as r:
             return r.value, r.pos
-        except (_Break, _Continue) as s:
+        except (Break, Continue) as s:
             _b.error("`break`/`continue` outside a loop", s.pos)
         return None, self._end_pos(body) or def_pos
 
@@ -646,7 +173,7 @@ class FunctionCompiler:
         with _b.at(self.pos(node)):
             try:
                 return fn(*args)
-            except (CompileError, _Signal, RecursionError):
+            except (CompileError, Signal, RecursionError):
                 raise
             except Exception as e:  # a Python error while evaluating user code
                 if os.environ.get("MSMLIR_JIT_DEBUG"):
@@ -711,7 +238,7 @@ class FunctionCompiler:
         except CompileError:
             raise
         except TypeError:
-            _b.error(f"cannot unpack {_describe(value)}")
+            _b.error(f"cannot unpack {describe(value)}")
         if n_star == 0:
             if len(items) != len(elts):
                 _b.error(f"cannot unpack {len(items)} values into {len(elts)} targets")
@@ -776,13 +303,13 @@ class FunctionCompiler:
 
     def stmt_Return(self, st):
         value = self.eval(st.value) if st.value is not None else None
-        raise _Return(value, self.pos(st))
+        raise Return(value, self.pos(st))
 
     def stmt_Break(self, st):
-        raise _Break(self.pos(st))
+        raise Break(self.pos(st))
 
     def stmt_Continue(self, st):
-        raise _Continue(self.pos(st))
+        raise Continue(self.pos(st))
 
     def stmt_Delete(self, st):
         for t in st.targets:
@@ -832,13 +359,13 @@ class FunctionCompiler:
                 enter = getattr(type(cm), "__enter__", None)
                 exit_ = getattr(type(cm), "__exit__", None)
                 if enter is None or exit_ is None:
-                    _b.error(f"{_describe(cm)} is not a context manager", self.pos(item.context_expr))
+                    _b.error(f"{describe(cm)} is not a context manager", self.pos(item.context_expr))
                 value = self._guard(item.context_expr, enter, cm)
                 managers.append((cm, exit_, item.context_expr))
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, value)
             self.exec_block(st.body)
-        except (CompileError, _Signal) as e:
+        except (CompileError, Signal) as e:
             exc = getattr(e, "py_exception", None)
             suppressed = False
             for cm, exit_, node in reversed(managers):
@@ -863,13 +390,13 @@ class FunctionCompiler:
                 for h in st.handlers:
                     kinds = self.eval(h.type) if h.type is not None else BaseException
                     if self._guard(h, isinstance, exc, kinds):
-                        saved = self.scope.vars.get(h.name, _MISSING) if h.name else _MISSING
+                        saved = self.scope.vars.get(h.name, MISSING) if h.name else MISSING
                         if h.name:
                             self.scope.vars[h.name] = exc
                         self.exec_block(h.body)
                         if h.name:  # `except E as e`: e is unbound after the handler
                             self.scope.vars.pop(h.name, None)
-                            if saved is not _MISSING:
+                            if saved is not MISSING:
                                 self.scope.vars[h.name] = saved
                         break
                 else:
@@ -878,13 +405,12 @@ class FunctionCompiler:
                 self.exec_block(st.orelse)
         except CompileError:
             raise  # compilation stops: `finally` is not run
-        except _Signal:
+        except Signal:
             self.exec_block(st.finalbody)
             raise
         self.exec_block(st.finalbody)
 
     def stmt_Import(self, st):
-        import importlib
         for a in st.names:
             mod = self._guard(st, importlib.import_module, a.name)
             if a.asname:
@@ -894,7 +420,6 @@ class FunctionCompiler:
                 self.scope.vars[top] = sys.modules[top]
 
     def stmt_ImportFrom(self, st):
-        import importlib
         if st.level:
             self.unsupported(st, "relative imports")
         mod = self._guard(st, importlib.import_module, st.module)
@@ -906,8 +431,7 @@ class FunctionCompiler:
     def stmt_FunctionDef(self, st):
         for d in st.decorator_list:
             dec = self.eval(d)
-            from .jit import JitFunction, jit
-            if dec is not jit and not isinstance(dec, JitFunction):
+            if not getattr(dec, "__msmlir_jit__", False):   # msmlir.jit, or a JitFunction
                 _b.error("decorators on functions defined inside jit are not supported (except jit)",
                          self.pos(d))
         self.scope.vars[st.name] = self.make_function(st, st.name)
@@ -930,9 +454,9 @@ class FunctionCompiler:
                          f"compile time (its condition never became False)", self.pos(st))
             try:
                 self.exec_block(st.body)
-            except _Break:
+            except Break:
                 return
-            except _Continue:
+            except Continue:
                 continue
         self.exec_block(st.orelse)
 
@@ -945,7 +469,7 @@ class FunctionCompiler:
         try:
             iterator = iter(it)
         except TypeError:
-            _b.error(f"{_describe(it)} is not iterable", self.pos(st.iter))
+            _b.error(f"{describe(it)} is not iterable", self.pos(st.iter))
         count = 0
         while True:
             with _b.at(self.pos(st.iter)):
@@ -964,9 +488,9 @@ class FunctionCompiler:
             self.assign(st.target, item)
             try:
                 self.exec_block(st.body)
-            except _Break:
+            except Break:
                 return
-            except _Continue:
+            except Continue:
                 continue
         self.exec_block(st.orelse)
 
@@ -992,357 +516,10 @@ class FunctionCompiler:
                          "the `if` is at the top level of the function body (not inside a loop or "
                          "another block)", self.pos(ret))
             value = self.tensor_if(st, cond, [*st.body, *rest], [*st.orelse, *rest], returns=True)
-            raise _Return(value, self.pos(st))
+            raise Return(value, self.pos(st))
 
     def _truth(self, v, node):
         return self._guard(node, bool, v)
-
-    def _to_i1(self, cond: TensorValue, node):
-        from ..ops.math import to_bool
-        if cond.size != 1:
-            _b.error(f"the condition must be a tensor with a single element, got shape "
-                     f"{list(cond.shape)} (reduce it first, e.g. with .all(), .any() or .sum())",
-                     self.pos(node))
-        c = to_bool(cond)
-        idx_t = ir.IndexType.get()
-        indices = [arith.ConstantOp(idx_t, 0).result for _ in c.shape]
-        return tensor.ExtractOp(c.value, indices).result
-
-    def _branch(self, block, stmts, returns):
-        """Runs stmts into block on a copy of the variables; returns (vars, return value)."""
-        saved = self.scope.vars
-        self.scope.vars = dict(saved)
-        ret = _MISSING
-        try:
-            with ir.InsertionPoint(block):
-                try:
-                    self.exec_block(stmts, tail=returns)
-                    if returns:
-                        ret = None  # falls off the end of the function
-                except _Return as r:
-                    ret = r.value
-                except (_Break, _Continue) as s:
-                    _b.error("`break`/`continue` inside an `if` whose condition is a tensor is not "
-                             "supported", s.pos)
-            return self.scope.vars, ret
-        finally:
-            self.scope.vars = saved
-
-    def tensor_if(self, st, cond, then_body, else_body, *, returns, what="the returned value"):
-        """Lowers an `if` on a tensor condition to scf.if. The variables assigned
-        in either branch (or the returned value, with `returns`) become results."""
-        pred = self._to_i1(cond, st.test)
-        scratch = scf.IfOp(pred, [], has_else=True)
-        then_blk, else_blk = scratch.then_block, scratch.else_block
-        try:
-            then_vars, then_ret = self._branch(then_blk, then_body, returns)
-            else_vars, else_ret = self._branch(else_blk, else_body, returns)
-        except BaseException:
-            scratch.operation.erase()  # half-built (the error may be handled by a `try`)
-            raise
-        before = self.scope.vars
-        line = st.lineno
-        merged = []  # (variable name, or None for the returned value; spec with LEAFs)
-        if returns:
-            pairs = [(what, then_ret, else_ret, None)]
-        else:
-            names = []
-            for n in list(then_vars) + list(else_vars):
-                if n in names:
-                    continue
-                if then_vars.get(n, _MISSING) is not before.get(n, _MISSING) or \
-                        else_vars.get(n, _MISSING) is not before.get(n, _MISSING):
-                    names.append(n)
-            pairs = []
-            for n in names:
-                a, b = then_vars.get(n, _MISSING), else_vars.get(n, _MISSING)
-                if a is _MISSING or b is _MISSING or isinstance(a, Undefined) or isinstance(b, Undefined):
-                    before[n] = Undefined(n, f"it is assigned in only one branch of the `if` at line "
-                                             f"{line} (whose condition is a tensor)")
-                    continue
-                pairs.append((f"variable '{n}'", a, b, n))
-        then_leaves, else_leaves = [], []
-        for desc, a, b, n in pairs:
-            spec = self._merge(desc, a, b, then_blk, else_blk, then_leaves, else_leaves, st)
-            merged.append((n, spec))
-        rtypes = [v.type for v in then_leaves]
-        with _b.at(self.pos(st)):
-            with ir.InsertionPoint(scratch):
-                final = ir.Operation.create("scf.if", results=rtypes, operands=[pred], regions=2)
-            then_blk.append_to(final.regions[0])
-            else_blk.append_to(final.regions[1])
-            with ir.InsertionPoint(then_blk):
-                scf.YieldOp([v.value for v in then_leaves])
-            with ir.InsertionPoint(else_blk):
-                scf.YieldOp([v.value for v in else_leaves])
-        scratch.operation.erase()
-        results = [TensorValue(r) for r in final.results]
-        k = 0
-        value = None
-        for n, spec in merged:
-            cnt = _count_leaves(spec)
-            v = tree_unflatten(spec, results[k:k + cnt])
-            k += cnt
-            if n is None:
-                value = v
-            else:
-                before[n] = v
-        return value
-
-    def _merge(self, desc, a, b, then_blk, else_blk, then_leaves, else_leaves, st):
-        """Joins the values of one variable from the two branches: returns a spec
-        whose LEAFs are scf.if results (appending the branch values to the lists)."""
-        line = st.lineno
-
-        def mismatch(x, y):
-            _b.error(f"{desc} is {_describe(x)} in the `if` branch but {_describe(y)} in the `else` "
-                     f"branch of the `if` at line {line}; both branches must give the same type",
-                     self.pos(st))
-
-        def materialize(v, like: TensorValue, blk):
-            from ..ops._base import scalar_const
-            with ir.InsertionPoint(blk), _b.at(self.pos(st)):
-                return scalar_const(v, like.dtype, like.shape)
-
-        def rec(x, y):
-            if x is y and not isinstance(x, TensorValue):
-                return ("C", x)
-            if isinstance(x, TensorValue) or isinstance(y, TensorValue):
-                if isinstance(x, TensorValue) and isinstance(y, TensorValue):
-                    if x.type != y.type:
-                        mismatch(x, y)
-                elif isinstance(x, TensorValue) and _scalar(y):
-                    y = materialize(y, x, else_blk)
-                elif isinstance(y, TensorValue) and _scalar(x):
-                    x = materialize(x, y, then_blk)
-                else:
-                    mismatch(x, y)
-                then_leaves.append(x)
-                else_leaves.append(y)
-                return LEAF
-            if type(x) is not type(y):
-                if _scalar(x) and _scalar(y):
-                    return scalars(x, y)
-                mismatch(x, y)
-            if isinstance(x, (tuple, list)):
-                if len(x) != len(y):
-                    mismatch(x, y)
-                kids = tuple(rec(p, q) for p, q in zip(x, y))
-                if hasattr(x, "_fields"):
-                    return ("nt", type(x), kids)
-                return ("tuple" if isinstance(x, tuple) else "list", kids)
-            if isinstance(x, dict):
-                if list(x) != list(y):
-                    mismatch(x, y)
-                return ("dict", tuple(x), tuple(rec(x[k], y[k]) for k in x))
-            if _scalar(x):
-                if x == y:
-                    return ("C", x)
-                return scalars(x, y)
-            try:
-                same = bool(x == y)
-            except Exception:
-                same = False
-            if same:
-                return ("C", x)
-            mismatch(x, y)
-
-        def scalars(x, y):
-            # Two different Python numbers: both become 0-d tensors.
-            from ..ops import _base
-            dt = _dt.promote_types(_base._default_dtype(x), _base._default_dtype(y))
-            with _b.at(self.pos(st)):
-                with ir.InsertionPoint(then_blk):
-                    then_leaves.append(_base.scalar_const(x, dt))
-                with ir.InsertionPoint(else_blk):
-                    else_leaves.append(_base.scalar_const(y, dt))
-            return LEAF
-
-        return rec(a, b)
-
-    # ---- tensor while ----------------------------------------------------------------------
-    def tensor_while(self, st):
-        """Lowers a `while` whose condition is a tensor to scf.while. Variables
-        assigned in the loop and defined before it are carried; Python numbers
-        among them that change become 0-d tensors (rebuilding the loop)."""
-        for kind, what in ((ast.Break, "break"), (ast.Continue, "continue"), (ast.Return, "return")):
-            n = contains(st.body, (kind,), skip_loops=kind is not ast.Return)
-            if n is not None:
-                _b.error(f"`{what}` inside a `while` loop whose condition is a tensor is not supported",
-                         self.pos(n))
-        if contains([st.test], (ast.NamedExpr,)) is not None:
-            self.unsupported(st.test, "assignment in the condition of a tensor `while`")
-        assigned = assigned_names(st.body)
-        outer = self.scope.vars
-        carried = [n for n in assigned if n in outer and not isinstance(outer[n], Undefined)]
-        promoted = {}  # (name, leaf index in the constant-flattened tree) -> TensorValue-like type
-        line = st.lineno
-        for _attempt in range(MAX_WHILE_ATTEMPTS):
-            mark = self._mark()
-            specs, inits, var_types = [], [], []
-            for n in carried:
-                spec, leaves = self._carry_flatten(n, outer[n], promoted)
-                specs.append(spec)
-                inits.extend(leaves)
-                var_types.append([v.type for v in leaves])
-            types_ = [v.type for v in inits]
-            loc = ir.Location.current
-            wop = scf.WhileOp(types_, [v.value for v in inits])
-            before = wop.before.blocks.append(*types_, arg_locs=[loc] * len(types_))
-            after = wop.after.blocks.append(*types_, arg_locs=[loc] * len(types_))
-            try:
-                # condition region
-                self.scope.vars = dict(outer)
-                self._bind_carried(carried, specs, before.arguments)
-                with ir.InsertionPoint(before):
-                    cond = self.eval(st.test)
-                    with _b.at(self.pos(st.test)):
-                        if isinstance(cond, TensorValue):
-                            pred = self._to_i1(cond, st.test)
-                        else:
-                            pred = arith.ConstantOp(ir.IntegerType.get_signless(1),
-                                                    1 if self._truth(cond, st.test) else 0).result
-                        scf.ConditionOp(pred, list(before.arguments))
-                # body region
-                self.scope.vars = dict(outer)
-                self._bind_carried(carried, specs, after.arguments)
-                with ir.InsertionPoint(after):
-                    self.exec_block(st.body)
-                    new_vars = self.scope.vars
-                    yields, retry = [], False
-                    for n, spec, vtypes in zip(carried, specs, var_types):
-                        v = new_vars.get(n, _MISSING)
-                        if v is _MISSING or isinstance(v, Undefined):
-                            _b.error(f"variable '{n}' is deleted in the body of the `while` loop at line "
-                                     f"{line}", self.pos(st))
-                        r = self._carry_match(n, spec, v, vtypes, promoted, line, st)
-                        if r is None:
-                            retry = True
-                        else:
-                            yields.extend(r)
-                    if not retry:
-                        with _b.at(self.pos(st)):
-                            scf.YieldOp([y.value for y in yields])
-            except BaseException:
-                self._rollback(mark)  # the half-built loop (a `try` may handle the error)
-                raise
-            finally:
-                self.scope.vars = outer
-            if retry:
-                self._rollback(mark)
-                continue
-            results = [TensorValue(r) for r in wop.results]
-            k = 0
-            for n, spec in zip(carried, specs):
-                cnt = _count_leaves(spec)
-                outer[n] = tree_unflatten(spec, results[k:k + cnt])
-                k += cnt
-            for n in assigned:
-                if n not in carried:
-                    outer[n] = Undefined(n, f"it is first assigned inside the `while` loop at line {line} "
-                                            f"(whose condition is a tensor); define it before the loop")
-            return
-        _b.error(f"the types of the variables carried by the `while` loop at line {line} do not "
-                 f"settle", self.pos(st))
-
-    def _carry_flatten(self, name, value, promoted):
-        """spec, leaves of a carried variable: tensors, and Python numbers that
-        were found to change (materialized with their promoted type)."""
-        from ..ops import _base
-        counter = [0]
-        leaves = []
-
-        def rec(v):
-            idx = counter[0]
-            counter[0] += 1
-            if isinstance(v, TensorValue):
-                leaves.append(v)
-                return LEAF
-            if (name, idx) in promoted:
-                shape, dt = promoted[(name, idx)]
-                leaves.append(_base.scalar_const(v, dt, shape))
-                return LEAF
-            if isinstance(v, tuple) and hasattr(v, "_fields"):
-                return ("nt", type(v), tuple(rec(e) for e in v))
-            if type(v) in (tuple, list):
-                return (type(v).__name__, tuple(rec(e) for e in v))
-            if type(v) is dict:
-                return ("dict", tuple(v), tuple(rec(e) for e in v.values()))
-            return ("C", v)
-
-        return rec(value), leaves
-
-    def _bind_carried(self, carried, specs, args):
-        k = 0
-        for n, spec in zip(carried, specs):
-            cnt = _count_leaves(spec)
-            self.scope.vars[n] = tree_unflatten(spec, [TensorValue(a) for a in args[k:k + cnt]])
-            k += cnt
-
-    def _carry_match(self, name, spec, value, slot_types, promoted, line, st):
-        """The yielded leaves for a carried variable, or None if a Python number
-        changed (it is then marked for promotion and the loop is rebuilt)."""
-        from ..ops import _base
-        out = []
-        counter = [0]
-        retry = [False]
-
-        def fail(old, new):
-            _b.error(f"variable '{name}' changes type in the body of the `while` loop at line {line}: "
-                     f"{old} before the loop, {_describe(new)} after an iteration; a loop variable "
-                     f"must keep its type", self.pos(st))
-
-        def rec(s, v):
-            idx = counter[0]
-            counter[0] += 1
-            kind = s[0]
-            if kind == "L":
-                t = slot_types[len(out)]  # the type of the iteration argument
-                if isinstance(v, TensorValue):
-                    if v.type != t:
-                        fail(_type_str(t), v)
-                    out.append(v)
-                elif _scalar(v):
-                    rt = ir.RankedTensorType(t)
-                    out.append(_base.scalar_const(v, _dt.from_mlir(rt.element_type), tuple(rt.shape)))
-                else:
-                    fail(_type_str(t), v)
-                return
-            if kind == "C":
-                c = s[1]
-                if v is c:
-                    return
-                if _scalar(c) and type(v) is type(c) and v == c:
-                    return
-                if _scalar(c) and (_scalar(v) or isinstance(v, TensorValue)):
-                    if isinstance(v, TensorValue):
-                        promoted[(name, idx)] = (v.shape, v.dtype)
-                    else:
-                        promoted[(name, idx)] = ((), _dt.promote_types(_base._default_dtype(c),
-                                                                       _base._default_dtype(v)))
-                    retry[0] = True
-                    return
-                try:
-                    if type(v) is type(c) and bool(v == c):
-                        return
-                except Exception:
-                    pass
-                fail(_describe(c), v)
-            children = s[2] if kind in ("nt", "dict") else s[1]
-            if kind == "dict":
-                if type(v) is not dict or tuple(v) != s[1]:
-                    fail("a dict", v)
-                vals = list(v.values())
-            else:
-                want = {"tuple": tuple, "list": list}.get(kind, s[1] if kind == "nt" else None)
-                if not isinstance(v, want) or len(v) != len(children):
-                    fail(f"a {kind} of length {len(children)}", v)
-                vals = list(v)
-            for cs, cv in zip(children, vals):
-                rec(cs, cv)
-
-        rec(spec, value)
-        return None if retry[0] else out
 
     # ---- expressions ---------------------------------------------------------------------
     def eval(self, node):
@@ -1398,7 +575,6 @@ class FunctionCompiler:
         v = self.eval(n.operand)
         if isinstance(n.op, ast.Not):
             if isinstance(v, TensorValue):
-                from .. import ops
                 return ops.logical_not(v)
             return not v
         if isinstance(n.op, ast.USub):
@@ -1408,7 +584,6 @@ class FunctionCompiler:
         return ~v
 
     def expr_BoolOp(self, n):
-        from .. import ops
         is_and = isinstance(n.op, ast.And)
         acc = None  # a tensor accumulated so far
         for e in n.values:
@@ -1433,7 +608,6 @@ class FunctionCompiler:
         return acc if acc is not None else last
 
     def expr_Compare(self, n):
-        from .. import ops
         left = self.eval(n.left)
         if len(n.ops) == 1:
             return _CMPOPS[type(n.ops[0])](left, self.eval(n.comparators[0]))
@@ -1503,9 +677,9 @@ class FunctionCompiler:
                 parts.append(str(v.value))
             else:
                 parts.append(self.expr_FormattedValue(v))
-        if any(isinstance(p, fallback.HostString) for p in parts):
+        if any(isinstance(p, HostString) for p in parts):
             # formatted at run time (it can only be printed)
-            out = fallback.HostString([])
+            out = HostString([])
             for p in parts:
                 out = out + p
             return out
@@ -1513,13 +687,13 @@ class FunctionCompiler:
 
     def expr_FormattedValue(self, n):
         v = self.eval(n.value)
-        if isinstance(v, (TensorValue, fallback.HostString)):
+        if isinstance(v, (TensorValue, HostString)):
             spec = self.expr_JoinedStr(n.format_spec) if n.format_spec is not None else ""
-            if isinstance(v, fallback.HostString) or isinstance(spec, fallback.HostString):
+            if isinstance(v, HostString) or isinstance(spec, HostString):
                 _b.error("a format spec or nested f-string built from tensors is not supported",
                          self.pos(n))
             conv = chr(n.conversion) if n.conversion and n.conversion > 0 else ""
-            return fallback.HostString([(v, conv, spec)])
+            return HostString([(v, conv, spec)])
         if n.conversion == ord("r"):
             v = repr(v)
         elif n.conversion == ord("s"):
@@ -1595,28 +769,22 @@ class FunctionCompiler:
         return self.call(f, args, kwargs, n)
 
     def call(self, f, args, kwargs, node=None):
-        from .jit import JitFunction, _BoundJit
-        if isinstance(f, JitFunction):
-            f = f.fn
-        elif isinstance(f, _BoundJit):
-            args = [f.__self__, *args]
-            f = f.jit_function.fn
+        f, args = _unwrap(f, args)
         if isinstance(f, InterpFunction):
             return f(*args, **kwargs)
-        if has_custom_bprop(f):
-            from ..autodiff.custom import cell_call
-            return cell_call(f, args, kwargs)
-        special = _SPECIAL_BUILTINS.get(id(f))
+        if _CUSTOM_BPROP_CALL and has_custom_bprop(f):
+            return _CUSTOM_BPROP_CALL[0](f, args, kwargs)
+        special = SPECIAL_BUILTINS.get(id(f))
         if special is not None and special[0] is f:
             return special[1](self, args, kwargs)
-        if _is_user_function(f):
+        if is_user_function(f):
             return self.call_user(f, args, kwargs)
-        if isinstance(f, types.MethodType) and _is_user_function(f.__func__):
+        if isinstance(f, types.MethodType) and is_user_function(f.__func__):
             return self.call_user(f.__func__, [f.__self__, *args], kwargs)
         if (not isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType))
                 and callable(f)):
             call = getattr(type(f), "__call__", None)
-            if _is_user_function(call):
+            if is_user_function(call):
                 return self.call_user(call, [f, *args], kwargs)
         if getattr(f, "__msmlir_transform__", False):
             # msmlir.grad / value_and_grad / vmap / custom_bprop and the functions
@@ -1627,7 +795,7 @@ class FunctionCompiler:
         # functions passed to it are wrapped so they are still parsed.
         wargs = [self._wrap_callable(a) for a in args]
         wkwargs = {k: self._wrap_callable(v) for k, v in kwargs.items()}
-        if not _has_runtime_values(args, kwargs):
+        if not has_runtime_values(args, kwargs):
             return f(*wargs, **wkwargs)
         if _is_tensor_constructor(f):
             return _tensor_of(*args, **kwargs)
@@ -1649,7 +817,7 @@ class FunctionCompiler:
         return fallback.host_call(f, args, kwargs)
 
     def _wrap_callable(self, v):
-        if _is_user_function(v):
+        if is_user_function(v):
             return lambda *a, **k: self.call_user(v, list(a), k)
         return v
 
@@ -1707,58 +875,33 @@ class FunctionCompiler:
             op.erase()
 
 
-def has_custom_bprop(f) -> bool:
-    """A MindSpore Cell with a user-defined `bprop(self, *inputs, out, dout)`:
-    an object (not a function or class) with `construct` and `bprop` methods
-    written in user code (see msmlir.autodiff.custom)."""
-    if isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
-        return False
-    bprop = getattr(type(f), "bprop", None)
-    construct = getattr(type(f), "construct", None)
-    return _is_user_function(bprop) and construct is not None
-
-
 def invoke(f, args, kwargs):
     """Calls `f` from the function being built, as a call in jitted code does:
     user functions, methods and callable objects are parsed into their own
     func.func (or traced when their source is unavailable); jit-local
     functions are run inline; anything else (a primitive, a lambda, a grad or
     vmap transform) is called directly on the TensorValues."""
-    from .jit import JitFunction, _BoundJit
     mb = _b.current()
-    if isinstance(f, JitFunction):
-        f = f.fn
-    elif isinstance(f, _BoundJit):
-        args = [f.__self__, *args]
-        f = f.jit_function.fn
+    f, args = _unwrap(f, args)
     if isinstance(f, InterpFunction):
         return f(*args, **kwargs)
-    if has_custom_bprop(f):
-        from ..autodiff.custom import cell_call
-        return cell_call(f, args, kwargs)
-    if isinstance(f, types.MethodType) and getattr(f.__func__, "__name__", "") == "construct" \
-            and has_custom_bprop(f.__self__):
+    if _CUSTOM_BPROP_CALL and has_custom_bprop(f):
+        return _CUSTOM_BPROP_CALL[0](f, args, kwargs)
+    if _CUSTOM_BPROP_CALL and isinstance(f, types.MethodType) \
+            and getattr(f.__func__, "__name__", "") == "construct" and has_custom_bprop(f.__self__):
         # `cell.construct(...)` of a Cell with a bprop (nn.Cell.__call__ does this)
-        from ..autodiff.custom import cell_call
-        return cell_call(f.__self__, args, kwargs)
-    if _is_user_function(f):
+        return _CUSTOM_BPROP_CALL[0](f.__self__, args, kwargs)
+    if is_user_function(f):
         return mb.call(f, list(args), kwargs, trace=get_source_function(f) is None)
-    if isinstance(f, types.MethodType) and _is_user_function(f.__func__):
+    if isinstance(f, types.MethodType) and is_user_function(f.__func__):
         return mb.call(f.__func__, [f.__self__, *args], kwargs,
                        trace=get_source_function(f.__func__) is None)
     if (not isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType))
             and callable(f)):
         call = getattr(type(f), "__call__", None)
-        if _is_user_function(call):
+        if is_user_function(call):
             return mb.call(call, [f, *args], kwargs, trace=get_source_function(call) is None)
     return f(*args, **kwargs)
-
-
-def _has_runtime_values(args, kwargs) -> bool:
-    """Whether the arguments hold tensors (or strings built from them)."""
-    _, leaves = tree_flatten((tuple(args), dict(kwargs)),
-                             lambda v: isinstance(v, (TensorValue, fallback.HostString)))
-    return bool(leaves)
 
 
 def _is_msmlir_callable(f) -> bool:
@@ -1767,16 +910,14 @@ def _is_msmlir_callable(f) -> bool:
 
 
 def _is_tensor_constructor(f) -> bool:
-    from ..common import tensor as _t
-    return f is _t.Tensor or f is _t.tensor
+    """`msmlir.Tensor` / `msmlir.tensor` (and other constructors that declare it, not
+    their subclasses): called on tensor values they build the tensor in the graph."""
+    return bool(getattr(f, "__dict__", {}).get("__msmlir_tensor_constructor__", False))
 
 
 def _tensor_of(input_data=None, dtype=None, *args, **kwargs):
     """`Tensor(x, dtype)` in graph mode on tensor values: the value itself (cast),
     a (nested) list of tensors/numbers stacked."""
-    from .. import ops
-    from ..ops._base import to_tensor
-
     def conv(v, like):
         if isinstance(v, (list, tuple)):
             items = [conv(e, like) for e in v]
@@ -1786,28 +927,13 @@ def _tensor_of(input_data=None, dtype=None, *args, **kwargs):
             return v
         return to_tensor(v, like.dtype if like is not None else None)
 
-    _, leaves = tree_flatten(input_data, _is_tv)
+    _, leaves = tree_flatten(input_data, is_tensor_value)
     t = conv(input_data, leaves[0] if leaves else None)
     if dtype is not None:
         dt = _dt.get(dtype)
         if t.dtype != dt:
             t = ops.cast(t, dt)
     return t
-
-
-def _count_leaves(spec) -> int:
-    kind = spec[0]
-    if kind == "L":
-        return 1
-    if kind == "C":
-        return 0
-    children = spec[2] if kind in ("nt", "dict") else spec[1]
-    return sum(_count_leaves(c) for c in children)
-
-
-def _type_str(t) -> str:
-    rt = ir.RankedTensorType(t)
-    return f"Tensor(shape={list(rt.shape)}, dtype={_dt.from_mlir(rt.element_type)!r})"
 
 
 class _TensorRows:
@@ -1822,100 +948,20 @@ class _TensorRows:
                 yield self.t[i]
 
 
-# ---------------------------------------------------------------------------
-# Builtins with tensor-aware behaviour
-# ---------------------------------------------------------------------------
+class _Parsed:
+    """A parsed user function, as trace.ModuleBuilder builds it."""
 
-def _b_isinstance(comp, args, kwargs):
-    obj, classes = args
-    if isinstance(obj, TensorValue):
-        cls = classes if isinstance(classes, tuple) else (classes,)
-        return any(c is TensorValue or getattr(c, "__name__", "") == "Tensor" for c in cls)
-    return isinstance(obj, classes)
+    def __init__(self, src: SourceFunction):
+        self.src = src
+        self.def_pos = src.pos(src.node)
 
-
-def _b_minmax(which):
-    """max()/min(): of several values with tensors among them, elementwise
-    (ops.maximum/minimum); of one 1-D tensor, its reduction; else Python's."""
-    def impl(comp, args, kwargs):
-        from .. import ops
-        if len(args) == 1 and isinstance(args[0], TensorValue):
-            t = args[0]
-            if t.ndim != 1:
-                _b.error(f"{which}() of a tensor of rank {t.ndim}; use ops.reduce_{which} or "
-                         f"Tensor.{which}(axis)")
-            return ops.reduce_max(t) if which == "max" else ops.reduce_min(t)
-        items = list(args[0]) if len(args) == 1 else list(args)
-        if not kwargs and any(isinstance(v, TensorValue) for v in items):
-            pairwise = ops.maximum if which == "max" else ops.minimum
-            acc = items[0]
-            for v in items[1:]:
-                acc = pairwise(acc, v)
-            return acc
-        return (builtins.max if which == "max" else builtins.min)(*args, **kwargs)
-    return impl
+    def compile(self, mb, args, kwargs):
+        return FunctionCompiler(mb, self.src).run(args, kwargs)
 
 
-def _b_print(comp, args, kwargs):
-    return fallback.host_print(args, kwargs)  # prints at every run (JIT Fallback)
+def _parse(fn):
+    src = get_source_function(fn)
+    return None if src is None else _Parsed(src)
 
 
-def _b_scalar(kind):
-    """float(x) / int(x) / bool(x) of a one-element tensor: a 0-d tensor stands
-    for the Python scalar known at run time (compiled, not called back)."""
-    py = {"float": builtins.float, "int": builtins.int, "bool": builtins.bool}[kind]
-
-    def impl(comp, args, kwargs):
-        if len(args) != 1 or kwargs or not isinstance(args[0], TensorValue):
-            return py(*args, **kwargs)
-        from .. import ops
-        t = args[0]
-        if t.size != 1:
-            _b.error(f"{kind}() of a tensor with {t.size} elements (shape {list(t.shape)}); only "
-                     f"one-element tensors convert to Python scalars")
-        t = ops.reshape(t, ()) if t.shape else t
-        if kind == "float":
-            return t if t.dtype.is_float else ops.cast(t, _dt.float32)
-        if kind == "int":
-            return t if t.dtype.is_int else ops.cast(t, _dt.int64)
-        return ops.cast(t, _dt.bool_)
-    return impl
-
-
-def _b_range(comp, args, kwargs):
-    if _has_runtime_values(args, kwargs):
-        _b.error("range() of a tensor: the number of iterations is only known at run time, and "
-                 "`for` loops are unrolled at compile time; use a `while` loop on a tensor "
-                 "condition (compiled to scf.while)")
-    return builtins.range(*args, **kwargs)
-
-
-def _b_str(which):
-    py = {"str": builtins.str, "repr": builtins.repr}[which]
-
-    def impl(comp, args, kwargs):
-        if len(args) == 1 and not kwargs and isinstance(args[0], TensorValue):
-            return fallback.HostString([(args[0], "r" if which == "repr" else "s", "")])
-        if len(args) == 1 and not kwargs and isinstance(args[0], fallback.HostString):
-            return args[0]
-        return py(*args, **kwargs)
-    return impl
-
-
-def _b_super(comp, args, kwargs):
-    _b.error("super() is not supported inside jit")
-
-
-_SPECIAL_BUILTINS = {id(f): (f, impl) for f, impl in [
-    (builtins.isinstance, _b_isinstance),
-    (builtins.max, _b_minmax("max")),
-    (builtins.min, _b_minmax("min")),
-    (builtins.print, _b_print),
-    (builtins.float, _b_scalar("float")),
-    (builtins.int, _b_scalar("int")),
-    (builtins.bool, _b_scalar("bool")),
-    (builtins.str, _b_str("str")),
-    (builtins.range, _b_range),
-    (builtins.repr, _b_str("repr")),
-    (builtins.super, _b_super),
-]}
+set_parser(_parse)

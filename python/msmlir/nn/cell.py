@@ -21,7 +21,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..common.parameter import Parameter, ParameterTuple
+from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..frontend import builder as _b
 

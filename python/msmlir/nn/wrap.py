@@ -1,7 +1,6 @@
 """WithLossCell, TrainOneStepCell, WithEvalCell (mindspore.nn wrappers)."""
 from __future__ import annotations
 
-from .. import ops
 from ..autodiff.grad import value_and_grad
 from .cell import Cell
 

@@ -65,6 +65,7 @@ Not implemented:
 * pad modes 'linear_ramp' and 'median'.
 """
 from ..dtype import bool_, float16, float32, float64, int8, int32, int64  # noqa: F401
+from ..frontend import fallback as _fallback
 from .array_ops import *  # noqa: F401,F403
 from .array_ops import __all__ as _array_all
 from .creation import *  # noqa: F401,F403
@@ -90,4 +91,7 @@ _dtypes_all = ["bool_", "float16", "float32", "float64", "int8", "int32", "int64
 _constants_all = ["pi", "e", "inf", "PINF", "NINF", "nan", "newaxis"]
 __all__ = sorted(set(_array_all + _creation_all + _logic_all + _math_all + _sorting_all + _dtypes_all
                     + _constants_all))
+
+# JIT Fallback's warning on a NumPy call names the function here that compiles it.
+_fallback.register_compiled_names("msmlir.numpy", __all__)
 

@@ -19,7 +19,9 @@ import numpy as onp
 
 from .. import dtype as _dt
 from ..frontend import builder as _b
-from ..frontend.errors import CompileError
+from ..arraylike import host_tensor, is_array
+from ..errors import CompileError
+from ..frontend.trace import param_value
 from ..frontend.values import TensorValue
 from ..ops._base import cast_to, primitive, promote, scalar_const
 
@@ -74,9 +76,8 @@ def _creation(fn):
 
 
 def _wrap_tensor(out):
-    from ..common.tensor import Tensor
     if isinstance(out, onp.ndarray):
-        return Tensor._make(out)
+        return host_tensor(out)
     if isinstance(out, (tuple, list)):
         return type(out)(_wrap_tensor(o) for o in out)
     return out
@@ -87,8 +88,8 @@ def _wrap_tensor(out):
 # ---------------------------------------------------------------------------
 
 def is_tensorlike(x) -> bool:
-    """A tensor operand: a TensorValue, a numpy array or an array-like with asnumpy()."""
-    return isinstance(x, (TensorValue, onp.ndarray)) or hasattr(x, "asnumpy")
+    """A tensor operand: a TensorValue or an array (msmlir.arraylike; numpy scalars are numbers)."""
+    return isinstance(x, TensorValue) or is_array(x, scalars=False)
 
 
 def _host_array(a, dtype=None, what="array"):
@@ -134,7 +135,7 @@ def _t(x, dtype=None) -> TensorValue:
     bool, int32, float32), cast to `dtype` when given."""
     if isinstance(x, TensorValue):
         return x if dtype is None else cast_to(x, _dtype(dtype))
-    pv = _b.param_value(x)
+    pv = param_value(x)
     if pv is not None:
         return pv if dtype is None else cast_to(pv, _dtype(dtype))
     if x is None:
@@ -171,7 +172,7 @@ def _t(x, dtype=None) -> TensorValue:
 
 
 def _has_tensor(x) -> bool:
-    if isinstance(x, TensorValue) or _b.param_value(x) is not None:
+    if isinstance(x, TensorValue) or param_value(x) is not None:
         return True
     if isinstance(x, (list, tuple)):
         return builtins.any(_has_tensor(e) for e in x)
@@ -182,7 +183,7 @@ def _operands(*xs, broadcast=True):
     """Operands of an elementwise function, promoted to one dtype: Python scalars
     are weakly typed when some operand is a tensor (they take its dtype, as in
     mindspore); with no tensor operand, they get mindspore.numpy's defaults."""
-    if not builtins.any(is_tensorlike(x) or _b.param_value(x) is not None for x in xs):
+    if not builtins.any(is_tensorlike(x) or param_value(x) is not None for x in xs):
         xs = [_t(x) for x in xs]
     else:
         xs = [x if (is_tensorlike(x) or isinstance(x, (bool, numbers.Number))) else _t(x) for x in xs]
@@ -202,10 +203,6 @@ def _float(t: TensorValue, dtype=None) -> TensorValue:
 def _out(t, dtype):
     """Applies an explicit output dtype (the ufunc `dtype` argument)."""
     return t if dtype is None else cast_to(t, _dtype(dtype))
-
-
-def _const_like(value, t: TensorValue, shape=()):
-    return scalar_const(value, t.dtype, shape)
 
 
 # ---------------------------------------------------------------------------

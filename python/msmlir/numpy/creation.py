@@ -9,6 +9,7 @@ import numpy as onp
 
 from .. import dtype as _dt
 from .. import ops
+from ..arraylike import host_tensor, is_host_tensor
 from ..frontend import builder as _b
 from ..frontend.values import TensorValue
 from ..ops._base import cast_to
@@ -83,7 +84,6 @@ def array(obj, dtype=None, copy=True, ndmin=0):
     (inside msmlir.jit: a constant / the traced tensor)."""
     if _b.current() is not None:
         return _traced_array_fn(obj, dtype, ndmin)
-    from ..common.tensor import Tensor
     arr = _eager_host("array", obj, dtype)
     if isinstance(ndmin, bool) or not isinstance(ndmin, numbers.Integral):
         raise TypeError(f"msmlir.numpy.array: ndmin must be an int, got {ndmin!r}")
@@ -91,7 +91,7 @@ def array(obj, dtype=None, copy=True, ndmin=0):
         arr = arr.reshape((1,) * (ndmin - arr.ndim) + arr.shape)
     if copy or arr is obj or (hasattr(obj, "asnumpy") and arr.base is not None):
         arr = onp.array(arr, order="C", copy=True)
-    return Tensor._make(arr)
+    return host_tensor(arr)
 
 
 def asarray(a, dtype=None):
@@ -99,13 +99,12 @@ def asarray(a, dtype=None):
     of the right dtype is returned as it is."""
     if _b.current() is not None:
         return _traced_asarray_fn(a, dtype)
-    from ..common.tensor import Tensor
-    if isinstance(a, Tensor) and (dtype is None or _dt.get(dtype) is a.dtype):
+    if is_host_tensor(a) and (dtype is None or _dt.get(dtype) is a.dtype):
         return a
     arr = _eager_host("asarray", a, dtype)
     if arr is a:
         arr = onp.array(arr, order="C", copy=True)
-    return Tensor._make(onp.asarray(arr, order="C"))
+    return host_tensor(onp.asarray(arr, order="C"))
 
 
 def _float_dtype(dtype):

@@ -17,6 +17,7 @@ from .. import dtype as _dt
 from .. import ops
 from ..frontend import builder as _b
 from ..frontend.values import TensorValue
+from ..frontend.trace import param_value
 from ..ops._base import cast_to, const, scalar_const
 from ._utils import _api, _axes, _axis, _prod, _t
 
@@ -133,7 +134,7 @@ def median(a, axis=None, keepdims=False):
 
 def _q_tensor(q, scale):
     """q / scale as a float64 tensor; compile-time q is range checked."""
-    if isinstance(q, TensorValue) or _b.param_value(q) is not None:
+    if isinstance(q, TensorValue) or param_value(q) is not None:
         qt = _t(q)
         if not (qt.dtype.is_float or qt.dtype.is_int):
             _b.error(f"q must be a number or an array of numbers, got {qt.dtype}")

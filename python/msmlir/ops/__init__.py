@@ -6,6 +6,14 @@ Python scalars become constants of the other operand's dtype, mixed dtypes are
 promoted with `mindir.cast`, and shape errors raise `msmlir.CompileError` at the
 user's line. Called outside `jit` on numpy arrays, a function compiles and runs
 its op eagerly (PyNative style) and returns numpy arrays.
+
+Importing this package installs the tensor-method table (tensor_methods.py) on
+`TensorValue`. MindSpore's function transforms under `ops` (`ops.grad`,
+`ops.value_and_grad`, `ops.GradOperation`, `ops.vmap`, `ops.vjp`,
+`ops.custom_bprop`) are implemented by `msmlir.autodiff`, a higher layer, which
+adds them to this namespace when it is imported; until then, the first use of
+one of these names has it imported through msmlir/providers.py (this package
+does not import autodiff).
 """
 from ._base import is_tensor, to_tensor  # noqa: F401
 from .array import *  # noqa: F401,F403
@@ -16,11 +24,20 @@ from .math import mat_mul  # noqa: F401
 from .nn import *  # noqa: F401,F403
 from .nn import __all__ as _nn_all
 from .custom import Custom  # noqa: F401  (ops.Custom, func_type="pyfunc")
+from . import tensor_methods as _tensor_methods
+from .. import providers as _providers
+from ..frontend.values import TensorValue as _TensorValue
 
 __all__ = ["is_tensor", "to_tensor", "mat_mul", "Custom"] + _array_all + _math_all + _nn_all
 
-# Function transforms, also under ops as in MindSpore (ops.GradOperation, ops.grad,
-# ops.value_and_grad, ops.vmap); implemented in msmlir.autodiff.
-from ..autodiff import GradOperation, custom_bprop, grad, value_and_grad, vjp, vmap  # noqa: E402,F401
+_tensor_methods.install(_TensorValue)
 
-__all__ += ["GradOperation", "grad", "value_and_grad", "vmap", "vjp", "custom_bprop"]
+# Installed by msmlir.autodiff (see the module docstring).
+TRANSFORMS = ("GradOperation", "grad", "value_and_grad", "vmap", "vjp", "custom_bprop")
+
+
+def __getattr__(name):
+    if name in TRANSFORMS and _providers.get("function_transforms") is not None \
+            and name in globals():   # msmlir.autodiff has just added it
+        return globals()[name]
+    raise AttributeError(f"module 'msmlir.ops' has no attribute {name!r}")

@@ -1,5 +1,8 @@
 """Shared machinery of `msmlir.ops`: eager dispatch, operand conversion,
-implicit dtype promotion and op emission."""
+implicit dtype promotion and op emission.
+
+(`msmlir.frontend.builder` is imported by its full name: ``from ..frontend
+import builder`` would name the frontend package, a higher layer.)"""
 from __future__ import annotations
 
 import functools
@@ -9,7 +12,8 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..dialects import mindir  # noqa: F401  (re-exported for the op modules)
-from ..frontend import builder as _b
+import msmlir.frontend.builder as _b
+from ..frontend.trace import eager_call, param_value
 from ..frontend.values import TensorValue
 
 __all__ = ["primitive", "is_tensor", "to_tensor", "promote", "emit", "const", "scalar_const",
@@ -25,7 +29,6 @@ def primitive(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _b.current() is None:
-            from ..frontend.jit import eager_call
             return eager_call(fn, args, kwargs)
         return fn(*args, **kwargs)
     wrapper.__msmlir_primitive__ = True
@@ -96,7 +99,7 @@ def const(value, dtype=None) -> TensorValue:
     """A mindir.constant from a Python scalar, (nested) list/tuple or numpy array."""
     if isinstance(value, TensorValue):
         return cast_to(value, dtype) if dtype is not None else value
-    pv = _b.param_value(value)  # a Parameter is a function argument, not a constant
+    pv = param_value(value)  # a Parameter is a function argument, not a constant
     if pv is not None:
         return cast_to(pv, dtype) if dtype is not None else pv
     if _is_weak(value):
@@ -139,7 +142,7 @@ def to_tensor(x, dtype=None) -> TensorValue:
     default dtype), numpy arrays keep their dtype unless `dtype` is given."""
     if isinstance(x, TensorValue):
         return x if dtype is None else cast_to(x, dtype)
-    pv = _b.param_value(x)  # a Parameter is a function argument (see frontend/builder.py)
+    pv = param_value(x)  # a Parameter is a function argument (see frontend/trace.py)
     if pv is not None:
         return pv if dtype is None else cast_to(pv, dtype)
     if x is None:

@@ -5,7 +5,8 @@ import builtins
 import numbers
 
 from .. import dtype as _dt
-from ..frontend import builder as _b
+import msmlir.frontend.builder as _b
+from ..frontend.trace import rng_offset
 from ._base import (TensorValue, cast_to, emit, int_tuple, mindir, norm_axes, norm_axis, primitive,
                     promote, to_tensor)
 
@@ -468,7 +469,7 @@ def tensor(data, dtype=None):
 
 
 def _rng_offset():
-    off = _b.rng_offset()  # the run-time RNG counter (frontend/builder.py)
+    off = rng_offset()  # the run-time RNG counter (frontend/trace.py)
     return None if off is None else off.value
 
 

@@ -9,7 +9,7 @@
 
 The function runs in the Python interpreter on numpy arrays: in PyNative mode
 directly, in graph mode as a `mindir.host_callback` (see
-msmlir/frontend/fallback.py) whose result types are the declared `out_shape` /
+msmlir/ops/host.py) whose result types are the declared `out_shape` /
 `out_dtype` — no probing call at compile time, unlike JIT Fallback. `bprop`,
 also a numpy function `bprop(*inputs, out, dout) -> tuple of input gradients`,
 gives it a derivative (run as a host callback too); without it the op has no
@@ -21,11 +21,21 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtype as _dt
-from ..frontend import builder as _b
-from ..frontend import fallback
+import msmlir.frontend.builder as _b
 from ._base import to_tensor
+from .host import host_call
 
 __all__ = ["Custom"]
+
+# How an op with a user bprop is emitted (msmlir.autodiff.custom.custom_call, registered
+# by msmlir.autodiff: a higher layer). Until autodiff is loaded nothing can differentiate
+# the op, so the forward host call alone is emitted.
+_CUSTOM_CALL: list = []
+
+
+def set_custom_call(custom_call) -> None:
+    """Registers `custom_call(forward, backward, inputs, kwargs, name, key)`."""
+    _CUSTOM_CALL[:] = [custom_call]
 
 
 def _declared(spec, inputs):
@@ -69,19 +79,18 @@ class Custom:
         what = f"ops.Custom({self.name})"
 
         def forward(*xs):
-            return fallback.host_call(self.func, list(xs), {}, what=what, result_types=rtypes)
+            return host_call(self.func, list(xs), {}, what=what, result_types=rtypes)
 
-        if self.bprop is None:
+        if self.bprop is None or not _CUSTOM_CALL:
             return forward(*ts)
 
         in_types = (("tuple", tuple(("L",) for _ in ts)), [(t.shape, t.dtype) for t in ts])
 
         def backward(*xs_out_dout):
-            return fallback.host_call(self.bprop, list(xs_out_dout), {}, what=f"{what} bprop",
-                                      result_types=in_types)
+            return host_call(self.bprop, list(xs_out_dout), {}, what=f"{what} bprop",
+                             result_types=in_types)
 
-        from ..autodiff.custom import custom_call
-        return custom_call(forward, backward, ts, {}, f"custom_{self.name}", id(self))
+        return _CUSTOM_CALL[0](forward, backward, ts, {}, f"custom_{self.name}", id(self))
 
     def _eager(self, inputs):
         arrays = [np.asarray(x.asnumpy() if hasattr(x, "asnumpy") else x) for x in inputs]

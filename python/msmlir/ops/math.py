@@ -4,7 +4,7 @@ from __future__ import annotations
 import builtins
 
 from .. import dtype as _dt
-from ..frontend import builder as _b
+import msmlir.frontend.builder as _b
 from ._base import (TensorValue, cast_to, emit, mindir, norm_axes, norm_axis, primitive, promote,
                     scalar_const, to_tensor)
 

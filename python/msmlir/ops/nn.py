@@ -6,7 +6,8 @@ import numbers
 import numpy as np
 
 from .. import dtype as _dt
-from ..frontend import builder as _b
+import msmlir.frontend.builder as _b
+from ..frontend.trace import eager_call, rng_offset
 from ._base import TensorValue, cast_to, emit, int_tuple, mindir, norm_axis, primitive, promote, to_tensor
 from .array import reshape
 from .math import bias_add, mul, neg, reduce_mean, reduce_sum
@@ -85,7 +86,6 @@ class LayerNorm:
 def _prim_call(fn, key, *args):
     """Calls a primitive-class body: IR inside jit, eager (cached under `key`) outside."""
     if _b.current() is None:
-        from ..frontend.jit import eager_call
         return eager_call(fn, args, {}, key=key)
     return fn(*args)
 
@@ -123,7 +123,7 @@ def _dropout2(x, keep_prob, seed):
     # `offset`: the run-time RNG counter, so every execution draws a new mask
     # (frontend/builder.py, "The RNG counter"); the seed only selects the stream
     t = _float(x)
-    off = _b.rng_offset()
+    off = rng_offset()
     return emit(mindir.DropoutOp, t.value, keep_prob=_b.f64_attr(keep_prob), seed=_b.i64_attr(seed),
                 offset=None if off is None else off.value)
 

@@ -1,0 +1,1 @@
+"""Command-line tools: ms-opt (the mlir-opt of msmlir)."""

@@ -1,7 +1,9 @@
-"""MindSpore's `mindspore.train`: checkpoints and model export (serialization.py).
-(Model, callbacks and metrics belong here too and come with nn.Cell.)"""
-from .serialization import (CheckpointFormatError, GraphCell, export, load,  # noqa: F401
-                            load_checkpoint, load_param_into_net, save_checkpoint)
+"""MindSpore's `mindspore.train`: checkpoints (checkpoint.py), model export and
+load (model_file.py; what a loaded model may hold: model_ir.py), both in the
+validated file container of _format.py; Model, callbacks and metrics."""
+from ._format import CheckpointFormatError  # noqa: F401
+from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
+from .model_file import GraphCell, export, load  # noqa: F401
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load",
            "GraphCell", "CheckpointFormatError"]

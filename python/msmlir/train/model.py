@@ -13,7 +13,7 @@ import numpy as np
 
 from ..common.tensor import Tensor
 from .callbacks import Callback, ProgressBar, RunContext, _Params
-from .metrics import Accuracy, Loss, TopKCategoricalAccuracy, get_metric_fn, names  # noqa: F401
+from .metrics import Loss, get_metric_fn, names
 
 __all__ = ["Model"]
 

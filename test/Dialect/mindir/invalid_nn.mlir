@@ -456,3 +456,14 @@ func.func @sparse_cross_entropy_float_labels(%l: tensor<4x10xf32>, %y: tensor<4x
   %0:2 = mindir.sparse_softmax_cross_entropy_with_logits %l, %y : (tensor<4x10xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4x10xf32>)
   return %0#0 : tensor<4xf32>
 }
+
+// -----
+
+// A negative depth is an error (it was read as a huge unsigned value and built
+// an invalid tensor type: an MLIR assertion).
+func.func @one_hot_negative_depth(%i: tensor<4xi32>, %on: tensor<f32>, %off: tensor<f32>) -> tensor<4x10xf32> {
+  // expected-error @+2 {{depth must be positive, got -1}}
+  // expected-error @+1 {{'mindir.one_hot' op failed to infer returned types}}
+  %0 = mindir.one_hot %i, %on, %off {depth = -1 : i64} : (tensor<4xi32>, tensor<f32>, tensor<f32>) -> tensor<4x10xf32>
+  return %0 : tensor<4x10xf32>
+}

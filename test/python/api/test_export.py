@@ -10,7 +10,7 @@ import pytest
 
 import msmlir as ms
 from msmlir import Parameter, Tensor
-from msmlir.train.serialization import CheckpointFormatError, GraphCell
+from msmlir.train import CheckpointFormatError, GraphCell
 
 PREFIX = struct.Struct("<8sIIQ")
 R = np.random.default_rng(0)
@@ -169,7 +169,7 @@ def test_hostile_bytecode_cannot_crash_the_loader(tmp_path, monkeypatch):
     """A payload with a recomputed checksum is parsed in a child process first:
     garbage and reader crashes become CheckpointFormatError in this process."""
     import hashlib
-    from msmlir.train import serialization
+    from msmlir.train import model_file
     f = str(tmp_path / "m.mindir")
     ms.export(mlp, X, W, file_name=f)
     raw, header, body = _read(f)
@@ -183,7 +183,7 @@ def test_hostile_bytecode_cannot_crash_the_loader(tmp_path, monkeypatch):
         ms.load(bad)
     # a reader that dies (as MLIR's bytecode reader does on some crafted inputs: an
     # assertion aborts the process) is reported, not inherited
-    monkeypatch.setattr(serialization, "_ISOLATED_CHECK", "import os; os.abort()")
+    monkeypatch.setattr(model_file, "_ISOLATED_CHECK", "import os; os.abort()")
     with pytest.raises(CheckpointFormatError, match="signal"):
         ms.load(f)
 
@@ -223,3 +223,75 @@ def test_export_nn_cell_if_available(tmp_path):
     ms.export(net, x, file_name=path)
     out = ms.load(path + ".mindir")(x)
     assert out.asnumpy().tobytes() == ref.asnumpy().tobytes()
+
+
+def _gone(pid):
+    """Not running: no such process, or a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return "State:\tZ" in f.read()
+    except FileNotFoundError:
+        return True
+
+
+def _spinning_check():
+    """The real isolated-check script with its parse replaced by an endless loop
+    (what a payload that hangs MLIR's reader does): the guard prologue is real."""
+    from msmlir.train import model_file
+    prologue = model_file._ISOLATED_CHECK.split("from mlir import ir")[0]
+    assert "prctl" in prologue
+    return prologue + ("open(os.environ['SPIN_PID_FILE'], 'w').write(str(os.getpid()))\n"
+                       "while True:\n    pass\n")
+
+
+SPIN = _spinning_check()
+
+
+def test_a_reader_that_hangs_is_stopped_with_a_clear_error(tmp_path, monkeypatch):
+    """A payload that makes MLIR's reader spin (found by fuzzing: one flipped byte)
+    gives an error after the load timeout, not a hang; the child is gone."""
+    import time
+    from msmlir.train import model_file
+    f = str(tmp_path / "m.mindir")
+    ms.export(mlp, X, W, file_name=f)
+    monkeypatch.setattr(model_file, "_ISOLATED_CHECK", SPIN)
+    monkeypatch.setenv("SPIN_PID_FILE", str(tmp_path / "pid"))
+    t0 = time.time()
+    with pytest.raises(CheckpointFormatError, match="did not finish within 1 s"):
+        ms.load(f, timeout=1)
+    assert time.time() - t0 < 30
+    pid = int((tmp_path / "pid").read_text())
+    assert _gone(pid)
+    monkeypatch.setenv("MSMLIR_LOAD_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="MSMLIR_LOAD_TIMEOUT"):
+        ms.load(f)
+    with pytest.raises(ValueError, match="timeout must be a positive"):
+        ms.load(f, timeout=0)
+
+
+def test_the_checking_child_dies_with_its_parent(tmp_path):
+    """Killing the process that called load also ends the isolated check (it used
+    to keep spinning as an orphan)."""
+    import signal
+    import time
+    f = str(tmp_path / "m.mindir")
+    ms.export(mlp, X, W, file_name=f)
+    pid_file = tmp_path / "pid"
+    code = ("import sys, msmlir as ms\n"
+            "from msmlir.train import model_file\n"
+            f"model_file._ISOLATED_CHECK = {SPIN!r}\n"
+            "ms.load(sys.argv[1], timeout=600)\n")
+    loader = subprocess.Popen([sys.executable, "-c", code, f],
+                              env={**os.environ, "SPIN_PID_FILE": str(pid_file)})
+    deadline = time.time() + 120
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.time() < deadline and loader.poll() is None
+        time.sleep(0.1)
+    child = int(pid_file.read_text())
+    loader.send_signal(signal.SIGKILL)
+    loader.wait()
+    for _ in range(100):
+        if _gone(child):
+            break
+        time.sleep(0.05)
+    assert _gone(child), "the isolated check outlived its parent"

@@ -19,7 +19,7 @@ from mlir import ir
 import msmlir as ms
 from msmlir.compiler import compile_mlir, context
 from msmlir.runtime.linker import UnresolvedSymbolError, resolve
-from msmlir.train.serialization import CheckpointFormatError
+from msmlir.train import CheckpointFormatError
 
 PREFIX = struct.Struct("<8sIIQ")
 SIG = "(%x: tensor<4xf32>) -> tensor<4xf32>"

@@ -7,7 +7,7 @@ import pytest
 
 import msmlir as ms
 from msmlir import Parameter, Tensor
-from msmlir.frontend import jit as _jit_mod
+from msmlir.frontend import trace as _trace
 
 
 def arr(t):
@@ -357,26 +357,26 @@ def test_setitem():
 def test_iteration_compiles_one_kernel():
     t = Tensor(np.arange(12, dtype=np.float32).reshape(6, 2))
     list(t)  # warm
-    before = len(_jit_mod._EAGER_CACHE)
+    before = len(_trace._EAGER_CACHE)
     rows = [r for r in t]
-    assert len(_jit_mod._EAGER_CACHE) == before
+    assert len(_trace._EAGER_CACHE) == before
     for i, r in enumerate(rows):
         np.testing.assert_array_equal(arr(r), [2 * i, 2 * i + 1])
     for i in range(6):
         t[i] = i
-    before = len(_jit_mod._EAGER_CACHE)
+    before = len(_trace._EAGER_CACHE)
     for i in range(6):
         t[i] = -i
-    assert len(_jit_mod._EAGER_CACHE) == before
+    assert len(_trace._EAGER_CACHE) == before
 
 
 def test_scalar_operands_share_a_kernel():
     t = Tensor(X)
     t * 0.5
-    before = len(_jit_mod._EAGER_CACHE)
+    before = len(_trace._EAGER_CACHE)
     for s in (0.25, 1.5, -3.0, 7):
         close(t * s, X * np.float32(s))
-    assert len(_jit_mod._EAGER_CACHE) == before
+    assert len(_trace._EAGER_CACHE) == before
 
 
 # ---------------------------------------------------------------------------

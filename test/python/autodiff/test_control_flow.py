@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from adcheck import check_grad
+from support.ir_autodiff import check_grad
 
 T3 = "tensor<3xf64>"
 

@@ -4,27 +4,14 @@
 """
 from __future__ import annotations
 
-import contextlib
-
 from msmlir.compiler import compile_mlir
-from msmlir.passes.registry import get_pass
+from msmlir.passes.registry import option_defaults
 
 
-@contextlib.contextmanager
 def pipeline_options(**opts):
     """Temporarily changes the defaults of msmlir-cpu-pipeline's options
     (compile_mlir always runs `msmlir-cpu-pipeline` with its defaults)."""
-    info = get_pass("msmlir-cpu-pipeline")
-    saved = dict(info.options)
-    try:
-        for k, v in opts.items():
-            key = k.replace("_", "-")
-            typ, _, help_ = info.options[key]
-            info.options[key] = (typ, v, help_)
-        yield
-    finally:
-        info.options.clear()
-        info.options.update(saved)
+    return option_defaults("msmlir-cpu-pipeline", {k.replace("_", "-"): v for k, v in opts.items()})
 
 
 def compile_with(text: str, **opts):

@@ -1,6 +1,7 @@
-"""Numerics of the CPU codegen stage (passes/cpu): packed matmul, vectorized
-elementwise ops / reductions, row fusion, threads, fallbacks — each compared
-with numpy; plus IR checks that the fast paths were really taken."""
+"""Numerics of the CPU codegen stage (passes/cpu, passes/fusion): packed matmul,
+vectorized elementwise ops / reductions, row fusion, threads, fallbacks (with
+the remarks that say so) — each compared with numpy; plus IR checks that the
+fast paths were really taken."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,19 +11,48 @@ from mlir import ir
 
 from msmlir.compiler import context
 from msmlir.passes import run_pipeline
-from msmlir.passes.cpu import strategy
-from msmlir.passes.pipelines.cpu import _TO_LINALG
+from msmlir.passes.common import transform
+from msmlir.passes.cpu import generalize, pack_matmul, tile_vectorize
+from msmlir.passes.fusion import row_fusion
+from msmlir.passes.pipelines.cpu import _TO_LINALG, tensor_codegen
 
 RNG = np.random.default_rng(1234)
 
 
 def codegen_ir(text: str, threads: int = 1, min_work: int = 0) -> str:
-    """mindir text -> linalg -> msmlir-cpu-tile-vectorize, as text."""
+    """mindir text -> linalg -> the codegen stage on tensors (pack matmuls,
+    generalize, fuse rows, tile + vectorize), as text."""
     with context():
         m = ir.Module.parse(text)
-        run_pipeline(m, f"builtin.module({_TO_LINALG},msmlir-cpu-tile-vectorize"
-                        f"{{threads={threads} min-work={min_work}}})")
+        run_pipeline(m, f"builtin.module({_TO_LINALG},{tensor_codegen(threads, min_work)})")
         return str(m)
+
+
+@pytest.fixture
+def remarks():
+    """The remarks emitted in msmlir's context while the test runs: [(location, message)]."""
+    got = []
+
+    def handler(d):
+        if d.severity == ir.DiagnosticSeverity.REMARK:
+            got.append((str(d.location), str(d.message)))
+            return True
+        return False
+    h = context().attach_diagnostic_handler(handler)
+    yield got
+    h.detach()
+
+
+def _definite_failure(text: str) -> str:
+    """A transform script that fails definitely (use of a consumed handle)
+    after its real transformations."""
+    bad = ('    %bad = transform.structured.match ops{["func.func"]} in %root '
+           ': (!transform.any_op) -> !transform.any_op\n'
+           "    %bad2 = transform.structured.hoist_redundant_vector_transfers %bad "
+           ": (!transform.any_op) -> !transform.any_op\n"
+           "    transform.apply_cse to %bad : !transform.any_op\n")
+    i = text.rindex("    transform.yield")
+    return text[:i] + bad + text[i:]
 
 
 # ------------------------------------------------------------------------------- matmul
@@ -315,10 +345,10 @@ func.func @f(%x: tensor<130xf32>, %w: tensor<3xf32>) -> tensor<128xf32> {
     np.testing.assert_allclose(cm.call("f", x, w)[0], ref, rtol=1e-5, atol=1e-6)
 
 
-def test_definite_failure_restores_function(monkeypatch):
+def test_definite_failure_restores_function(monkeypatch, remarks):
     """If the transform interpreter fails hard, the function is put back as it
-    was and takes the plain path."""
-    real = strategy.generic_script
+    was, takes the plain path, and a remark at the function says so."""
+    real = tile_vectorize.generic_script
 
     def broken(s, root, tag, op, li, threads):
         real(s, root, tag, op, li, threads)
@@ -329,13 +359,49 @@ def test_definite_failure_restores_function(monkeypatch):
         s.cse(f)
         return True
 
-    monkeypatch.setattr(strategy, "generic_script", broken)
+    monkeypatch.setattr(tile_vectorize, "generic_script", broken)
     shape = (64, 100)
     x = RNG.standard_normal(shape).astype(np.float32)
     cm = compile_with(unary_text("sigmoid", shape), codegen=True)
-    assert strategy.LAST_ERROR and "invalidated" in strategy.LAST_ERROR[0]
+    msgs = [m for _, m in remarks if m.startswith("msmlir-cpu-tile-vectorize: the transform script failed")]
+    assert msgs and "keeps the plain path" in msgs[0] and "invalidated" in msgs[0], remarks
     ref = 1.0 / (1.0 + np.exp(-x.astype(np.float64)))
     np.testing.assert_allclose(cm.call("f", x)[0], ref, rtol=1e-6, atol=1e-7)
+
+
+def test_planning_failure_is_a_remark_at_the_op(monkeypatch, remarks):
+    """A strategy that raises while planning leaves that op on the plain path;
+    a remark at the op's location says so."""
+    def broken(s, root, tag, op, li, threads):
+        raise RuntimeError("no plan")
+    monkeypatch.setattr(tile_vectorize, "generic_script", broken)
+    text = """
+func.func @f(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %r = "mindir.exp"(%x) : (tensor<64x128xf32>) -> tensor<64x128xf32> loc("user.py":7:3)
+  return %r : tensor<64x128xf32>
+}"""
+    s = codegen_ir(text)
+    assert "linalg.generic" in s and "vector." not in s
+    assert any(loc == 'loc("user.py":7:3)' and "msmlir-cpu-tile-vectorize: planning failed, this op "
+               "keeps the plain path: RuntimeError: no plan" in m for loc, m in remarks), remarks
+
+
+def test_failed_generalization_is_undone(monkeypatch, remarks):
+    real = transform.apply_or_restore
+    monkeypatch.setattr(generalize, "apply_or_restore", lambda f, t: real(f, _definite_failure(t)))
+    s = codegen_ir(matmul_text(16, 16, 16))
+    assert "linalg.matmul" in s and "linalg.generic" not in s
+    assert any(m.startswith("msmlir-cpu-generalize: generalization failed") for _, m in remarks), remarks
+
+
+def test_failed_row_fusion_is_undone(monkeypatch, remarks):
+    real = transform.apply_or_restore
+    monkeypatch.setattr(row_fusion, "apply_or_restore", lambda f, t: real(f, _definite_failure(t)))
+    s = codegen_ir(softmax_text((256, 1024)))
+    assert any(m.startswith("msmlir-fuse-rows: the fusion script failed") for _, m in remarks), remarks
+    body = s.split("func.func")[1]
+    top_level_loops = [ln for ln in body.splitlines() if ln.startswith("    %") and "scf.for" in ln]
+    assert len(top_level_loops) > 1, body  # each op vectorized on its own, not fused
 
 
 def test_two_matmuls_sharing_a_fill():
@@ -358,10 +424,10 @@ func.func @f(%a: {ta}, %b: {tb}, %c: {tb}) -> ({tc}, {tc}) {{
     np.testing.assert_allclose(q, a.astype(np.float64) @ c, rtol=1e-5, atol=2e-6 * 120)
 
 
-def test_failed_matmul_recipe_is_undone(monkeypatch):
+def test_failed_matmul_recipe_is_undone(monkeypatch, remarks):
     """A matmul recipe that fails half way is rolled back (no linalg.pack is
-    left behind) and the matmul takes the generic path."""
-    real = strategy.matmul_script
+    left behind), the matmul takes the generic path, and a remark says so."""
+    real = pack_matmul.matmul_script
 
     def broken(s, root, tag, mi, threads):
         real(s, root, tag, mi, threads)
@@ -370,9 +436,11 @@ def test_failed_matmul_recipe_is_undone(monkeypatch):
         s.emit("%bad2 = transform.structured.hoist_redundant_vector_transfers %bad "
                ": (!transform.any_op) -> !transform.any_op")
         s.cse("%bad")
-    monkeypatch.setattr(strategy, "matmul_script", broken)
+    monkeypatch.setattr(pack_matmul, "matmul_script", broken)
     s = codegen_ir(matmul_text(64, 64, 64))
     assert "linalg.pack" not in s and "linalg.matmul" not in s
+    assert any(m.startswith("msmlir-cpu-pack-matmul: the packed matmul recipe failed")
+               for _, m in remarks), remarks
     _mm_check(64, 64, 64)
 
 
@@ -419,3 +487,25 @@ def test_function_names_do_not_clash_with_libm():
     def sin(v):
         return ops.sin(v) + ops.cos(v)
     np.testing.assert_allclose(sin(x), np.sin(x) + np.cos(x), rtol=1e-13)
+
+
+@pytest.mark.parametrize("module,helper,prefix", [
+    (generalize, "keeps_named_form", "msmlir-cpu-generalize: internal error"),
+    (row_fusion, "_row_clusters", "msmlir-fuse-rows: internal error"),
+    (tile_vectorize, "loop_info", "msmlir-cpu-tile-vectorize: internal error"),
+    (pack_matmul, "matmul_info", "msmlir-cpu-pack-matmul: internal error"),
+])
+def test_strategy_bug_is_a_remark(monkeypatch, remarks, module, helper, prefix):
+    """A bug in a strategy (here: a helper that raises) does not fail the
+    compilation: the function keeps the plain path, a remark says why, and the
+    result is right."""
+    def broken(*args, **kwargs):
+        raise RuntimeError("strategy bug")
+    monkeypatch.setattr(module, helper, broken)
+    shape = (64, 1024)
+    x = (3 * RNG.standard_normal(shape)).astype(np.float32)
+    cm = compile_with(softmax_text(shape), codegen=True)
+    assert any(m.startswith(prefix) and "RuntimeError: strategy bug" in m for _, m in remarks), remarks
+    xd = x.astype(np.float64)
+    e = np.exp(xd - xd.max(-1, keepdims=True))
+    np.testing.assert_allclose(cm.call("f", x)[0], e / e.sum(-1, keepdims=True), rtol=2e-6, atol=1e-7)

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 import msmlir as ms
+import msmlir.numpy  # noqa: F401  (registers the names a FallbackWarning suggests instead)
 from msmlir import nn, ops
-from msmlir.frontend.fallback import FallbackWarning, HostCallbackError
+from msmlir.frontend.fallback import FallbackWarning
+from msmlir.runtime.host_callbacks import HostCallbackError
 
 X = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5) / 2
 

@@ -8,7 +8,7 @@ import pytest
 
 import msmlir as ms
 from msmlir import Parameter, ops
-from gradcheck import close
+from support.gradcheck import close
 
 X = np.array([1.0, -2.0, 0.5])
 

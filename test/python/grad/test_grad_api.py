@@ -8,7 +8,7 @@ import pytest
 
 import msmlir as ms
 from msmlir import Parameter, ops
-from gradcheck import close, fd, fd_param
+from support.gradcheck import close, fd, fd_param
 
 RNG = np.random.default_rng(0)
 X = np.array([0.3, -0.7, 1.1])

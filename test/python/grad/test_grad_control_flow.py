@@ -12,7 +12,7 @@ import pytest
 
 import msmlir as ms
 from msmlir import ops
-from gradcheck import close, fd
+from support.gradcheck import close, fd
 
 X = np.array([0.3, -0.2, 0.5])
 

@@ -1,4 +1,4 @@
-"""msmlir.vmap: an IR batching transformation (passes/graph/vmap.py), checked
+"""msmlir.vmap: an IR batching transformation (passes/vmap), checked
 against a Python loop over the examples (each example run through msmlir.jit)
 for several in_axes/out_axes combinations, composed with grad, nested, on
 control flow; and its diagnostics."""
@@ -11,7 +11,7 @@ import pytest
 
 import msmlir as ms
 from msmlir import ops
-from gradcheck import close
+from support.gradcheck import close
 
 RNG = np.random.default_rng(7)
 

@@ -1,19 +1,15 @@
 """Short LeNet5 training in GRAPH_MODE: the loss decreases."""
-import os
-import sys
-
 import numpy as np
 import pytest
+from support.examples import load_example
 
 import msmlir as ms
 from msmlir import nn
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples"))
-
 
 @pytest.mark.slow
 def test_lenet_loss_decreases():
-    from lenet5 import LeNet5
+    LeNet5 = load_example("lenet5").LeNet5
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
         ms.set_seed(0)  # parameter initialisers draw from msmlir's seeded stream

@@ -102,11 +102,11 @@ def test_tensor_in_tensor_out():
 def test_eager_kernel_cache():
     a = RNG.uniform(0, 1, (5, 6)).astype(np.float32)
     mnp.arcsin(a)
-    from msmlir.frontend import jit
-    n = len(jit._EAGER_CACHE)
+    from msmlir.frontend import trace
+    n = len(trace._EAGER_CACHE)
     for _ in range(3):
         mnp.arcsin(a + 0.0)
-    assert len(jit._EAGER_CACHE) == n  # one compiled kernel per signature
+    assert len(trace._EAGER_CACHE) == n  # one compiled kernel per signature
 
 
 ERRORS = [

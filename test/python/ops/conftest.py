@@ -1,12 +1,8 @@
 """pytest setup for the per-op numerics tests (helpers: mindir_cases.py)."""
-import os
-import sys
 import warnings
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ run them and compare with numpy references.
     cases = [Case("mindir.add", [x, y], expected), ...]
     check_cases(cases)          # compiles once, runs each, asserts
 
-(test/python/ops/conftest.py puts this directory on sys.path.)
+(pytest puts this directory on sys.path: the test directories are not packages.)
 
 Ops are written in MLIR's generic form, so one formatter covers every op:
     %r = "mindir.add"(%arg0, %arg1) {attrs} : (tensor<..>, tensor<..>) -> tensor<..>

@@ -3,7 +3,7 @@
 mindir.dropout / random_uniform / random_normal are counter-based; the
 frontend feeds their `offset` operand from a process-wide counter that
 advances at every execution (msmlir/frontend/builder.py, "The RNG counter";
-msmlir/common/seed.py), so a compiled train step draws a new dropout mask at
+msmlir/seed.py), so a compiled train step draws a new dropout mask at
 each step, as MindSpore's stateful RNG does, and `set_seed` makes the sequence
 reproducible. Bit-exact values come from the independent numpy generator of
 test_creation.py.
@@ -29,7 +29,7 @@ def s64(v: int) -> int:
 
 
 def counter_value(seed: int, n: int) -> int:
-    """The n-th read of the RNG counter after set_seed(seed) (common/seed.py)."""
+    """The n-th read of the RNG counter after set_seed(seed) (msmlir/seed.py)."""
     return s64((seed << 32) + n)
 
 

@@ -122,21 +122,37 @@ def test_gather():
     params = _x((10, 4))
     p3 = _x((3, 5, 2), np.int64, seed=9)
     i32 = np.array([[0, 9, 3], [2, 2, 7]], np.int32)
-    i64 = np.array([4, 0, 1], np.int64)
+    i64 = np.array([3, 0, 1], np.int64)
     i8 = np.array([1, 3], np.int8)
     neg = np.array([-1, -10, 3], np.int32)              # negative: counted from the end
-    oob = np.array([12, -11, 100], np.int32)            # out of range: clamped
     cases = [
         Case("mindir.gather", [params, i32], params[i32]),
-        Case("mindir.gather", [params, i64], np.take(params, np.minimum(i64, 3), axis=1),
-             {"axis": 1}),                                # 4 is out of range: clamped to 3
+        Case("mindir.gather", [params, i64], np.take(params, i64, axis=1), {"axis": 1}),
         Case("mindir.gather", [p3, i8], np.take(p3, i8, axis=1), {"axis": 1}),
         Case("mindir.gather", [p3, i8[::-1] - 2], np.take(p3, i8[::-1] - 2, axis=-1), {"axis": -1}),
         Case("mindir.gather", [params, neg], params[neg]),
-        Case("mindir.gather", [params, oob], params[np.clip(oob, 0, 9)]),
         Case("mindir.gather", [params, np.array(7, np.int32)], params[7].copy()),
     ]
     check_cases(cases)
+
+
+def test_gather_out_of_range_raises_at_the_users_line():
+    """MindSpore raises on the CPU; msmlir used to clamp silently."""
+    import msmlir as ms
+    from msmlir import ops
+
+    def take(p, i):
+        return ops.gather(p, i, 0)
+
+    params = _x((10, 4))
+    with pytest.raises(IndexError, match=r"test_shape.py:\d+:\d+: mindir.gather: index (12|-11|100) is "
+                                         r"out of range for an axis of size 10 \(valid: -10 to 9\)"
+                                         r" \(3 indices are out of range\)"):
+        ms.jit(take)(params, np.array([12, -11, 3, 100], np.int32))
+    with pytest.raises(IndexError, match="index -11 is out of range"):
+        ops.gather(params, np.array([-11], np.int32), 0)        # PyNative as well
+    np.testing.assert_array_equal(ms.jit(take)(params, np.array([9, -10], np.int32)),
+                                  params[[9, -10]])
 
 
 def test_tile_pad():

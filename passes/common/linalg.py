@@ -1,0 +1,243 @@
+"""Static facts about linalg ops on tensors, which the fusion and CPU codegen
+strategies are chosen on (nothing here rewrites IR)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+# Structured ops the vectorizing strategies never touch (they keep the plain
+# convert-linalg-to-loops path): convolutions and pooling windows (non
+# projected-permutation maps), packing ops, softmax (decomposed upstream).
+_KEEP_NAMED_PREFIXES = ("linalg.conv", "linalg.depthwise", "linalg.pooling", "linalg.winograd")
+_NOT_STRUCTURED = {"linalg.yield", "linalg.index", "linalg.pack", "linalg.unpack",
+                   "linalg.softmax"}
+
+
+_NAMED_ITERATORS = {
+    "linalg.matmul": ("parallel", "parallel", "reduction"),
+    "linalg.batch_matmul": ("parallel", "parallel", "parallel", "reduction"),
+}
+
+
+_NAMED_DEFAULT_MAPS = {
+    "linalg.matmul": ((0, 2), (2, 1), (0, 1)),
+    "linalg.batch_matmul": ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
+}
+
+
+def is_structured(op: ir.Operation) -> bool:
+    return op.name.startswith("linalg.") and op.name not in _NOT_STRUCTURED
+
+
+def keeps_named_form(name: str) -> bool:
+    """Named ops left as they are (not generalized): fill, generic itself,
+    convolutions/pooling (plain path)."""
+    return name in ("linalg.generic", "linalg.fill") or name.startswith(_KEEP_NAMED_PREFIXES)
+
+
+def walk_ops(op: ir.Operation, out: list, pred) -> list:
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                inner = inner.operation
+                if pred(inner):
+                    out.append(inner)
+                walk_ops(inner, out, pred)
+    return out
+
+
+def static_tensor(t: ir.Type) -> ir.RankedTensorType | None:
+    if not isinstance(t, ir.RankedTensorType):
+        try:
+            t = ir.RankedTensorType(t)
+        except (ValueError, TypeError):
+            return None
+    return t if t.has_static_shape else None
+
+
+def elem_bits(t: ir.Type) -> int | None:
+    if isinstance(t, (ir.F32Type,)):
+        return 32
+    if isinstance(t, ir.F64Type):
+        return 64
+    if isinstance(t, (ir.F16Type, ir.BF16Type)):
+        return 16
+    if isinstance(t, ir.IntegerType):
+        return t.width
+    return None
+
+
+@dataclass
+class LoopInfo:
+    """Iteration space of a linalg op with static shapes."""
+    ranges: list[int]
+    iterators: list[str]           # "parallel" / "reduction"
+    maps: list[ir.AffineMap]       # inputs then outputs
+    n_inputs: int
+    elem_types: list[ir.Type]      # of the tensor operands (inputs then outputs)
+    min_bits: int                  # smallest element width among tensor operands
+
+    @property
+    def rank(self) -> int:
+        return len(self.ranges)
+
+
+def _dims_of(m: ir.AffineMap) -> list[int | None]:
+    return [r.position if isinstance(r, ir.AffineDimExpr) else None for r in m.results]
+
+
+def loop_info(op: ir.Operation) -> LoopInfo | None:
+    """Loop ranges etc. of a linalg op on static tensors (None if unknown,
+    dynamic, not on tensors, or holding a type the vector path avoids)."""
+    attrs = op.attributes
+    try:
+        if "indexing_maps" in attrs:
+            maps = [ir.AffineMapAttr(a).value for a in attrs["indexing_maps"]]
+        elif op.name in _NAMED_DEFAULT_MAPS:
+            maps = [ir.AffineMap.get(len(_NAMED_ITERATORS[op.name]), 0,
+                                     [ir.AffineDimExpr.get(d) for d in dims])
+                    for dims in _NAMED_DEFAULT_MAPS[op.name]]
+        else:
+            return None
+        if "iterator_types" in attrs:
+            iterators = []
+            for a in attrs["iterator_types"]:
+                s = str(a)
+                iterators.append("reduction" if "reduction" in s else
+                                 "parallel" if "parallel" in s else s)
+        elif op.name in _NAMED_ITERATORS:
+            iterators = list(_NAMED_ITERATORS[op.name])
+        else:
+            return None
+    except (ValueError, TypeError):
+        return None
+    if any(it not in ("parallel", "reduction") for it in iterators):
+        return None
+    n = len(iterators)
+    operands = list(op.operands)
+    if len(op.results) == 0 or len(maps) != len(operands):
+        return None  # not on tensors (or unexpected form)
+    n_outputs = len(op.results)
+    ranges: list[int | None] = [None] * n
+    elem_types = []
+    min_bits = 64
+    for v, m in zip(operands, maps):
+        t = v.type
+        if isinstance(t, (ir.RankedTensorType,)) or str(t).startswith("tensor<"):
+            rt = static_tensor(t)
+            if rt is None:
+                return None
+            bits = elem_bits(rt.element_type)
+            if bits is None or bits < 8:
+                return None  # i1 (byte per element in memory, bit-packed in vectors): plain path
+            min_bits = min(min_bits, bits)
+            elem_types.append(rt.element_type)
+            for i, d in enumerate(_dims_of(m)):
+                if d is not None:
+                    ranges[d] = rt.shape[i]
+        else:
+            bits = elem_bits(t)
+            if bits is None or bits < 8:
+                return None
+    if any(r is None for r in ranges):
+        return None
+    return LoopInfo(list(ranges), iterators, maps, len(operands) - n_outputs, elem_types, min_bits)
+
+
+@dataclass
+class MatmulInfo:
+    m: int
+    n: int
+    k: int
+    a_km: bool   # A stored as (k, m)
+    b_nk: bool   # B stored as (n, k)
+    fill_init: bool
+
+
+def matmul_info(op: ir.Operation) -> MatmulInfo | None:
+    """f32 C[m,n] += A[m,k] * B[k,n] (either operand possibly transposed) on
+    static tensors, as linalg.matmul or an equivalent linalg.generic."""
+    if op.name not in ("linalg.matmul", "linalg.generic"):
+        return None
+    li = loop_info(op)
+    if li is None or li.rank != 3 or li.n_inputs != 2 or len(op.results) != 1:
+        return None
+    if li.iterators != ["parallel", "parallel", "reduction"]:
+        return None
+    if not all(isinstance(t, ir.F32Type) for t in li.elem_types):
+        return None
+    da, db, dc = (_dims_of(m) for m in li.maps)
+    if dc != [0, 1] or da not in ([0, 2], [2, 0]) or db not in ([2, 1], [1, 2]):
+        return None
+    if op.name == "linalg.generic" and not _is_mul_add_body(op):
+        return None
+    fill_init = defining_op_name(op.operands[2]) == "linalg.fill"
+    return MatmulInfo(li.ranges[0], li.ranges[1], li.ranges[2], da == [2, 0], db == [1, 2], fill_init)
+
+
+def defining_op_name(v: ir.Value) -> str | None:
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation.name if hasattr(owner, "operation") else owner.name
+
+
+def _is_mul_add_body(op: ir.Operation) -> bool:
+    block = op.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    if len(ops) != 3 or ops[0].name != "arith.mulf" or ops[1].name != "arith.addf":
+        return False
+    a, b, c = block.arguments
+    mul, add, yld = ops
+    if {mul.operands[0], mul.operands[1]} != {a, b}:
+        return False
+    if {add.operands[0], add.operands[1]} != {mul.results[0], c}:
+        return False
+    return yld.operands[0] == add.results[0]
+
+
+# Work (elements or multiply-adds) below which an op is not split across
+# threads (scf.forall tasks): below it, task dispatch costs more than it saves.
+PARALLEL_MIN_WORK = 1 << 16
+
+# Default of the `min-work` options: top-level ops (and fused clusters) with a
+# smaller iteration space keep the plain path; their scalar loops compile to
+# much less code, LLVM's loop vectorizer still sees them, and they run in
+# microseconds either way.
+MIN_WORK = 8192
+
+
+def fill_shape(op: ir.Operation) -> list[int] | None:
+    """Result shape of a linalg.fill on a static tensor (None otherwise)."""
+    rt = static_tensor(op.results[0].type) if op.results else None
+    return None if rt is None else list(rt.shape)
+
+
+def numel(op: ir.Operation) -> int:
+    """Iteration-space size of a linalg op (for fills: result elements)."""
+    if op.name == "linalg.fill":
+        shape = fill_shape(op)
+        ranges = shape if shape is not None else []
+    else:
+        li = loop_info(op)
+        ranges = li.ranges if li is not None else []
+    if not ranges and op.name != "linalg.fill":
+        return 1 << 62  # unknown: let the strategy decide
+    n = 1
+    for r in ranges:
+        n *= r
+    return n
+
+
+def in_block(op: ir.Operation, block: ir.Block) -> bool:
+    """Whether op is directly in `block` (not nested in a loop or region op)."""
+    parent = op.parent
+    return parent is not None and parent == block.owner
+
+
+def funcs(module: ir.Operation):
+    """The func.func ops with a body at the top level of a module."""
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name == "func.func" and op.operation.regions[0].blocks:
+            yield op.operation

@@ -1,0 +1,266 @@
+"""msmlir-cpu-tile-vectorize: tiling + vectorization of linalg ops on tensors.
+
+Rewrites, before bufferization, every linalg.generic and linalg.fill on static
+tensors (elementwise ops, broadcasts, transposes, reductions along any dims)
+into loops over vector-sized tiles and vector ops, with the upstream
+transform dialect (this module only chooses the tile sizes per op and writes
+the transform script):
+
+* parallel ops: tiled to vector-sized pieces along the innermost loop dim
+  (elementwise ops with identity maps are flattened first; a transposed
+  operand tiles both dims of the transpose together; sizes without a good
+  divisor use masked vectors), then vectorized;
+* reductions along the innermost dim: rows tiled by 1, the row tiled with
+  `tile_reduction_using_for` (a vector of partial sums that lives in
+  registers), then vectorized;
+* reductions elsewhere (e.g. column sums): a vector along the innermost
+  (parallel) dim, the reduction loops inside;
+* ops of at most WHOLE_VECTOR_MAX elements: one vector op, no tiling.
+
+Why: convert-linalg-to-loops gives scalar loops (math.exp becomes one libm
+call per element, reductions a serial chain); explicit vectors give 16-lane
+code with partial sums in registers.
+
+Runs after msmlir-cpu-pack-matmul, msmlir-cpu-generalize and msmlir-fuse-rows
+(ops inside the row loops of fused clusters are always vectorized). Each op's
+transform runs in its own `transform.sequence failures(suppress)`: if the
+vectorizer rejects an op, that op keeps the plain path (convert-linalg-to-
+loops). If the script fails definitely, the function is restored and a remark
+at the function says it keeps the plain path; a strategy that cannot be
+planned for an op gives a remark at the op. Ops on i1 tensors, dynamic
+shapes, convolutions and pooling keep the plain path, as do top-level ops
+with fewer than `min-work` iterations (their scalar loops compile to much
+less code, LLVM's loop vectorizer still sees them, and they run in
+microseconds either way).
+
+With `threads` > 1 the outermost parallel loop of big ops is an `scf.forall`
+(lowered after bufferization by msmlir-cpu-lower-vectors to scf.parallel and
+run on the MLIR async runtime).
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from ..common.diagnostics import emit_remark
+from ..common.linalg import (MIN_WORK, PARALLEL_MIN_WORK, LoopInfo, elem_bits, funcs, in_block, is_structured,
+                             loop_info, numel, static_tensor, walk_ops)
+from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
+from ..registry import Option, register_pass
+from .tiling import divisor_le, lanes, vector_tile
+
+TAG = "msmlir.cg"
+
+# Ops whose whole iteration space is at most this many elements are
+# vectorized as one vector op (no tiling).
+WHOLE_VECTOR_MAX = 512
+
+def _identity_elementwise(op: ir.Operation, li: LoopInfo) -> bool:
+    return (all(it == "parallel" for it in li.iterators)
+            and all(m.is_permutation and m == ir.AffineMap.get_identity(li.rank)
+                    for m in li.maps))
+
+
+def _body_has_math(op: ir.Operation) -> bool:
+    if not op.regions or not op.regions[0].blocks:
+        return False
+    return any(o.operation.name.startswith("math.") for o in op.regions[0].blocks[0].operations)
+
+
+def generic_script(s: Script, root: str, tag: int, op: ir.Operation, li: LoopInfo,
+                   threads: int) -> bool:
+    """Tile + vectorize one linalg op (generic or fill). False: no strategy."""
+    rank = li.rank
+    if rank == 0:
+        return False
+    h = s.match_attr(root, TAG, tag)
+    n_lanes = lanes(li.min_bits)
+    its = li.iterators
+    ranges = list(li.ranges)
+    work = 1
+    for r in ranges:
+        work *= r
+    par_ok = threads > 1 and work >= PARALLEL_MIN_WORK
+    if work <= WHOLE_VECTOR_MAX and (rank == 1 or (rank <= 3 and not _body_has_math(op))):
+        # (n-D vectors of math ops do not lower to LLVM, so those stay 1-D)
+        s.vectorize(h)
+        return True
+
+    def outer_parallel(target: str, sizes: list[int]) -> str:
+        """First tiling: the outermost parallel loop with size > 1 becomes
+        an scf.forall when worth it; returns the tiled op."""
+        if par_ok:
+            for d, sz in enumerate(sizes):
+                if sz and its[d] == "parallel" and ranges[d] // sz >= threads:
+                    fa_sizes = [0] * rank
+                    chunk = -(-(ranges[d] // sz) // threads) * sz
+                    if ranges[d] % chunk:
+                        break
+                    fa_sizes[d] = chunk
+                    t, _ = s.tile_forall(target, fa_sizes)
+                    t, _ = s.tile(t, sizes)  # then the same tiling inside each task
+                    return t
+        if any(sizes):
+            t, _ = s.tile(target, sizes)
+            return t
+        return target
+
+    if all(it == "parallel" for it in its):
+        if rank > 1 and op.name == "linalg.generic" and _identity_elementwise(op, li):
+            f = s.fresh("fl")
+            s.emit(f"{f} = transform.structured.flatten_elementwise {h} : ({ANY}) -> {ANY}")
+            h, ranges, rank = f, [work], 1
+            its = ["parallel"]
+        # transposed input: tile the two dims of the transpose together
+        tdim = None
+        for m in li.maps[:li.n_inputs] if rank == li.rank else []:
+            if len(m.results) and isinstance(m.results[-1], ir.AffineDimExpr):
+                p = m.results[-1].position
+                if p != rank - 1 and ranges[p] > 1:
+                    tdim = p
+                    break
+        v = vector_tile(ranges[-1], li.min_bits)
+        peel = v == 0
+        if peel:
+            v = n_lanes
+        sizes = [1] * (rank - 1) + [v]
+        if tdim is not None:
+            sizes[tdim] = divisor_le(ranges[tdim], 8)
+            if not peel:
+                sizes[-1] = divisor_le(ranges[-1], 8)
+        t = outer_parallel(h, sizes)
+        if peel:
+            # no good divisor: the last tile is partial (dynamic shape), so use
+            # masked vectorization with a fixed vector size
+            s.emit(f"transform.structured.vectorize {t} vector_sizes {sizes} : {ANY}")
+        else:
+            s.vectorize(t)
+        return True
+
+    last = rank - 1
+    if its[last] == "reduction":
+        # rows: parallel dims tiled by 1
+        psizes = [1 if it == "parallel" else 0 for it in its]
+        t = outer_parallel(h, psizes)
+        r = ranges[last]
+        if r <= 2 * n_lanes:
+            s.vectorize(t)
+            return True
+        v = vector_tile(r, li.min_bits)
+        if v == 0:
+            if r > 4096:
+                return True  # rows tiled, reduction left scalar
+            s.vectorize(t)
+            return True
+        rsizes = [0 if it == "parallel" else 1 for it in its]
+        rsizes[last] = v
+        fill, part, comb, _ = s.tile_reduction(t, rsizes)
+        s.vectorize(fill)
+        s.vectorize(part)
+        s.vectorize(comb)
+        return True
+
+    # innermost dim parallel, reductions elsewhere (e.g. column sums): vector
+    # along the innermost dim, the reduction loops inside (accumulator in registers)
+    v = vector_tile(ranges[last], li.min_bits)
+    masked = v == 0
+    if masked:
+        v = n_lanes
+    psizes = [1 if it == "parallel" else 0 for it in its]
+    psizes[last] = v
+    t = outer_parallel(h, psizes)
+    rsizes = [1 if it == "reduction" else 0 for it in its]
+    t2, _ = s.tile(t, rsizes)
+    if masked:
+        vs = [1] * rank
+        vs[last] = v
+        s.emit(f"transform.structured.vectorize {t2} vector_sizes {vs} : {ANY}")
+    else:
+        s.vectorize(t2)
+    return True
+
+
+def fill_script(s: Script, root: str, tag: int, op: ir.Operation, threads: int) -> bool:
+    rt = static_tensor(op.results[0].type) if op.results else None
+    if rt is None or rt.rank == 0:
+        return False
+    bits = elem_bits(rt.element_type)
+    if bits is None or bits < 8:
+        return False
+    shape = list(rt.shape)
+    v = vector_tile(shape[-1], bits) or divisor_le(shape[-1], lanes(bits))
+    h = s.match_attr(root, TAG, tag)
+    t, _ = s.tile(h, [1] * (len(shape) - 1) + [v])
+    s.vectorize(t)
+    return True
+
+
+_CLEANUP = ["vector.lower_masked_transfers",  # vector.mask {transfer} -> masked transfer
+            "vector.transfer_permutation_patterns", "vector.cast_away_vector_leading_one_dim",
+            "canonicalization", "tensor.fold_tensor_subset_ops_into_vector_transfers"]
+
+
+def _plan(s: Script, tag: int, op: ir.Operation, build) -> bool:
+    """Adds one op's suppressed sequence to `s`; False (and nothing added)
+    when the op has no strategy."""
+    mark = len(s.lines)
+    seq = s.begin_suppressed("%root")
+    try:
+        ok = build(s, seq, tag)
+    except Exception as e:  # noqa: BLE001 - a planning bug must not break compilation: plain path
+        emit_remark(op.location, "msmlir-cpu-tile-vectorize: planning failed, this op keeps the "
+                                 f"plain path: {type(e).__name__}: {e}")
+        ok = False
+    if not ok:
+        del s.lines[mark:]
+        return False
+    s.end_sequence()
+    return True
+
+
+def tile_vectorize_func(func: ir.Operation, threads: int, min_work: int) -> ir.Operation:
+    """Tiles and vectorizes the linalg ops of `func`; returns the function (a
+    restored copy if the interpreter failed)."""
+    entry = func.regions[0].blocks[0]
+    ops = walk_ops(func, [], is_structured)
+    s = Script()
+    n = 0
+    for op in ops:
+        if numel(op) < min_work and in_block(op, entry):
+            continue
+        if op.name == "linalg.fill":
+            planned = _plan(s, n, op, lambda sc, root, t: fill_script(sc, root, t, op, threads))
+        else:
+            li = loop_info(op)
+            if li is None or op.name != "linalg.generic":
+                continue
+            planned = _plan(s, n, op, lambda sc, root, t: generic_script(sc, root, t, op, li, threads))
+        if planned:
+            op.attributes[TAG] = i64(n)
+            n += 1
+    if n:
+        s.patterns("%root", _CLEANUP)
+        s.cse("%root")
+        func, error = apply_or_restore(func, s.text())
+        if error is not None:
+            emit_remark(func.location, "msmlir-cpu-tile-vectorize: the transform script failed; "
+                                       f"this function keeps the plain path: {error}")
+    strip_attrs(func, (TAG,))
+    return func
+
+
+@register_pass("msmlir-cpu-tile-vectorize",
+               "Tile and vectorize linalg.generic/fill ops on tensors for the CPU (elementwise "
+               "ops, broadcasts, transposes, reductions); ops without a strategy keep the plain path",
+               options={"threads": Option(int, 1, "split the outermost parallel loop of big ops into "
+                                                  "this many scf.forall tasks (1: serial)"),
+                        "min-work": Option(int, MIN_WORK, "top-level ops with a smaller iteration "
+                                                          "space keep the plain path")})
+def tile_vectorize(module: ir.Operation, *, threads: int, min_work: int):
+    for func in list(funcs(module)):
+        try:
+            tile_vectorize_func(func, threads, min_work)
+        except Exception as e:  # noqa: BLE001 - a strategy bug must not fail compilation;
+            # the script is applied atomically, so the function is consistent
+            strip_attrs(module, (TAG,))
+            emit_remark(func.location, "msmlir-cpu-tile-vectorize: internal error, the function "
+                                       f"keeps the plain path: {type(e).__name__}: {e}")

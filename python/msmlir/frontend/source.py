@@ -1,0 +1,118 @@
+"""The source of user functions: what jit parses, and what it calls directly.
+
+`get_source_function` finds and parses a function's source once (cached per
+file and code object); `is_user_function` tells user code (parsed) from
+library code and msmlir's own primitives (called as they are).
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import sysconfig
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+from ..errors import SourcePos
+
+@dataclass
+class SourceFunction:
+    """A parsed user function: its AST, file, globals and closure."""
+    fn: types.FunctionType
+    node: ast.FunctionDef
+    filename: str
+    globals: dict
+    closure: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+    def pos(self, node) -> SourcePos:
+        return SourcePos(self.filename, node.lineno, node.col_offset + 1,
+                         getattr(node, "end_lineno", None),
+                         (node.end_col_offset + 1) if getattr(node, "end_col_offset", None) is not None else None)
+
+
+_SOURCE_CACHE: dict = {}
+
+
+def _closure_vars(fn) -> dict:
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # an empty cell: not yet assigned
+            pass
+    return out
+
+
+def get_source_function(fn) -> SourceFunction | None:
+    """Parses `fn`'s source once (per code object); None if it has no source."""
+    code = fn.__code__
+    # code objects compare equal across files (co_filename is not part of ==): key by both
+    key = (code.co_filename, code)
+    cached = _SOURCE_CACHE.get(key)
+    if cached is None:
+        try:
+            lines, start = inspect.getsourcelines(fn)
+        except (OSError, TypeError):
+            return None
+        src = "".join(lines)
+        wrapped = bool(lines) and lines[0][:1] in (" ", "\t")
+        text = "if 1:\n" + src if wrapped else src
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            try:  # e.g. a function whose continuation lines are indented oddly
+                tree = ast.parse(textwrap.dedent(src))
+                wrapped = False
+            except SyntaxError:
+                return None
+        ast.increment_lineno(tree, start - 1 - (1 if wrapped else 0))
+        body = tree.body[0].body if wrapped else tree.body
+        node = None
+        for st in body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name == fn.__name__:
+                node = st
+                break
+        if node is None:
+            return None
+        cached = (node, code.co_filename)
+        _SOURCE_CACHE[key] = cached
+    node, filename = cached
+    return SourceFunction(fn, node, filename, fn.__globals__, _closure_vars(fn))
+
+
+_LIB_PATHS = tuple({os.path.realpath(p) for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                    if (p := sysconfig.get_paths().get(key))})
+_PRIMITIVE_MODULES = ("msmlir.ops", "msmlir.frontend", "msmlir.dtype", "msmlir.dialects",
+                      "msmlir.compiler", "msmlir._native", "msmlir.runtime",
+                      "msmlir.errors", "msmlir.pytree", "msmlir.arraylike", "msmlir.providers",
+                      "msmlir.autodiff",  # grad/vmap/custom_bprop: called, they build IR
+                      "msmlir.numpy")
+
+
+def is_user_function(f) -> bool:
+    """Functions whose source is parsed (as opposed to called directly):
+    Python functions outside the standard library, site-packages and msmlir's
+    own primitive modules (msmlir's other modules, e.g. nn, are parsed)."""
+    if not isinstance(f, types.FunctionType) or f.__name__ == "<lambda>":
+        return False
+    mod = f.__module__ or ""
+    if mod == "msmlir" or mod.startswith("msmlir."):
+        return not mod.startswith(_PRIMITIVE_MODULES)
+    filename = os.path.realpath(f.__code__.co_filename)
+    return not filename.startswith(_LIB_PATHS)
+
+
+def has_custom_bprop(f) -> bool:
+    """A MindSpore Cell with a user-defined `bprop(self, *inputs, out, dout)`:
+    an object (not a function or class) with `construct` and `bprop` methods
+    written in user code (see msmlir.autodiff.custom)."""
+    if isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return False
+    bprop = getattr(type(f), "bprop", None)
+    construct = getattr(type(f), "construct", None)
+    return is_user_function(bprop) and construct is not None

@@ -1,0 +1,25 @@
+// RUN: env MSMLIR_MM_KERNEL=4,16,16,8,256 ms-opt %s --msmlir-cpu-pack-matmul | FileCheck %s
+
+// A big f32 matmul is packed (A: 4-row panels, B: 16-column panels contiguous
+// along k), cache-blocked and register-tiled: a 4x16 vector.contract over k=4.
+// The pack/unpack transposes are vectorized too; nothing stays in linalg.
+
+// CHECK-LABEL: func.func @mm
+// CHECK-NOT:     linalg.matmul
+// CHECK:         vector.transpose {{.*}} : vector<4x8xf32> to vector<8x4xf32>
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               vector.transfer_read {{.*}} : tensor<64x256x4xf32>, vector<4x4xf32>
+// CHECK:               vector.transfer_read {{.*}} : tensor<16x256x16xf32>, vector<4x16xf32>
+// CHECK:               vector.contract {{.*}} : vector<4x4xf32>, vector<4x16xf32> into vector<4x16xf32>
+// CHECK-NOT:     linalg.
+// CHECK:         return
+func.func @mm(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>)
+                     outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
