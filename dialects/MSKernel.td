@@ -64,11 +64,14 @@ def MSKernel_FusedOp : Op<MSKernel_Dialect, "fused",
      RecursiveMemoryEffects]> {
   let summary = "one graph kernel: an isolated region computing its results from its operands";
   let description = [{
-    Produced by graph-kernel fusion. The region's block arguments are the
-    kernel inputs; `mskernel.yield` returns the kernel outputs. `target` is the
-    device ("cpu", "gpu", "ascend") and `kind` the fusion pattern
-    ("elemwise", "broadcast", "reduce", "opaque"; not checked, it is a hint
-    for scheduling). The verifier checks that the body's arguments match the
+    Produced by `@msmlir.kernel` compute definitions (`kind = "compute"`: a
+    body of linalg.generic ops) and, later, by graph-kernel fusion. The
+    region's block arguments are the kernel inputs; `mskernel.yield` returns
+    the kernel outputs. `target` is the device ("cpu", "gpu", "ascend") and
+    `kind` what the body is: "compute" today; the fusion patterns
+    ("elemwise", "broadcast", "reduce", "opaque") when graph-kernel fusion
+    produces kernels. `kind` is not checked yet (a string hint for
+    scheduling; it becomes an ODS enum with the fusion pass). The verifier checks that the body's arguments match the
     inputs one to one in type, that the yielded values match the results, and
     that `target` is one of the three devices.
     ```mlir
