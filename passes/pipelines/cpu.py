@@ -34,7 +34,9 @@ _THREADS_DEFAULT = int(os.environ.get("MSMLIR_CPU_THREADS", "1") or 1)
 # first to read the final public signatures, then `cpu_lowering` for the rest.
 GRAPH_PREPARE = "mindir-autodiff,inline,symbol-dce,mindir-functionalize-assign"
 
-_TO_LINALG = "mskernel-inline-kernels,convert-mindir-to-linalg,canonicalize,cse,linalg-fuse-elementwise-ops,canonicalize,cse"
+_TO_LINALG = ("mskernel-inline-kernels,convert-mindir-to-linalg,canonicalize,cse,"
+              "msmlir-bound-elementwise-fusion,linalg-fuse-elementwise-ops,"
+              "msmlir-drop-fusion-barriers,canonicalize,cse")
 
 _BUFFERIZE_HEAD = (
     "eliminate-empty-tensors,"
