@@ -176,11 +176,17 @@ def matmul_info(op: ir.Operation) -> MatmulInfo | None:
     return MatmulInfo(li.ranges[0], li.ranges[1], li.ranges[2], da == [2, 0], db == [1, 2], fill_init)
 
 
-def defining_op_name(v: ir.Value) -> str | None:
+def defining_op(v: ir.Value) -> ir.Operation | None:
+    """The op producing `v`, or None for a block argument."""
     owner = v.owner
     if isinstance(owner, ir.Block):
         return None
-    return owner.operation.name if hasattr(owner, "operation") else owner.name
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def defining_op_name(v: ir.Value) -> str | None:
+    op = defining_op(v)
+    return op.name if op is not None else None
 
 
 def _is_mul_add_body(op: ir.Operation) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import memref, vector
 
-from ..common.linalg import walk_ops
+from ..common.linalg import defining_op, walk_ops
 from ..common.transform import Script, apply_script
 from ..registry import register_pass
 
@@ -51,10 +51,8 @@ def unroll_transfers(module: ir.Operation):
 
 def _rank0_source(view: ir.Value) -> ir.Value | None:
     """The rank-0 memref `view` expands (memref.expand_shape), or None."""
-    owner = view.owner
-    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
-        owner = owner.operation
-    if not isinstance(owner, ir.Operation) or owner.name != "memref.expand_shape":
+    owner = defining_op(view)
+    if owner is None or owner.name != "memref.expand_shape":
         return None
     src = owner.operands[0]
     return src if ir.MemRefType(src.type).rank == 0 else None

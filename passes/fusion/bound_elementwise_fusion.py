@@ -18,7 +18,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import func
 
-from ..common.linalg import funcs, walk_ops
+from ..common.linalg import defining_op, funcs, walk_ops
 from ..registry import Option, register_pass
 
 BARRIER = "msmlir_fusion_barrier_"
@@ -32,11 +32,10 @@ def _elementwise(op: ir.Operation) -> bool:
 
 
 def _producer(v: ir.Value) -> ir.Operation | None:
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        return None
-    owner = owner.operation if hasattr(owner, "operation") else owner
-    return owner if _elementwise(owner) and len(list(v.uses)) == 1 else None
+    """The elementwise generic upstream fusion would fuse through `v`."""
+    owner = defining_op(v)
+    return owner if owner is not None and _elementwise(owner) and len(list(v.uses)) == 1 \
+        else None
 
 
 @register_pass("msmlir-bound-elementwise-fusion",
@@ -46,15 +45,14 @@ def _producer(v: ir.Value) -> ir.Operation | None:
                options={"max-ops": Option(int, 64, "most elementwise ops fused into one "
                                                    "generic")})
 def bound_elementwise_fusion(module: ir.Operation, *, max_ops: int):
-    module_op = module
     declared: dict[str, str] = {}
-    for f in list(funcs(module_op)):
+    for f in list(funcs(module)):
         depth: dict = {}
         for op in walk_ops(f, [], _elementwise):
             d = 1 + max([depth.get(p, 0) for p in
                          (_producer(v) for v in op.operands) if p is not None] or [0])
             if d >= max_ops:
-                _add_barrier(module_op, op, declared)
+                _add_barrier(module, op, declared)
                 d = 0
             depth[op] = d
 

@@ -153,6 +153,20 @@ def _if_select(bt, op, cond, mapping):
     return out
 
 
+def _batch_newly_carried(ys, carried, op) -> bool:
+    """Marks loop-carried values that the body's yield batches but the loop does
+    not carry batched yet (`carried[k] = 0`); True if any was marked (the loop
+    is rebuilt with them batched)."""
+    retry = False
+    for k, (_, bd) in enumerate(ys):
+        if bd == S:
+            raise VmapError("vmap: a loop carrying a batched scalar", op.location)
+        if bd is not None and carried[k] is None:
+            carried[k] = 0
+            retry = True
+    return retry
+
+
 def _loop(bt, op, ins, mapping, kind):
     """scf.for / scf.while: loop-carried values batched as needed (fixed point)."""
     if kind == "for":
@@ -170,7 +184,6 @@ def _loop(bt, op, ins, mapping, kind):
         init_vals = [bt.bcast(v) if (c == 0 and bd is None) else v
                      for (v, bd), c in zip(inits, carried)]
         types = [v.type for v in init_vals]
-        retry = False
         if kind == "for":
             new = scf.ForOp(ctrl[0][0], ctrl[1][0], ctrl[2][0], init_vals)
             sblk = op.regions[0].blocks[0]
@@ -182,12 +195,7 @@ def _loop(bt, op, ins, mapping, kind):
                 bt.block(sblk, mapping)
                 term = list(sblk.operations)[-1]
                 ys = [mapping[v] for v in term.operands]
-                for k, (v, bd) in enumerate(ys):
-                    if bd == S:
-                        raise VmapError("vmap: a loop carrying a batched scalar", op.location)
-                    if bd is not None and carried[k] is None:
-                        carried[k] = 0
-                        retry = True
+                retry = _batch_newly_carried(ys, carried, op)
                 if not retry:
                     scf.YieldOp([bt.bcast(v) if (carried[k] == 0 and bd is None) else v
                                  for k, (v, bd) in enumerate(ys)])
@@ -228,12 +236,7 @@ def _loop(bt, op, ins, mapping, kind):
             bt.block(safter, mapping)
             yterm = list(safter.operations)[-1]
             ys = [mapping[v] for v in yterm.operands]
-            for k, (v, bd) in enumerate(ys):
-                if bd == S:
-                    raise VmapError("vmap: a loop carrying a batched scalar", op.location)
-                if bd is not None and carried[k] is None:
-                    carried[k] = 0
-                    retry = True
+            retry = _batch_newly_carried(ys, carried, op)
         if retry:
             _erase(wop_tmp)
             continue

@@ -203,7 +203,7 @@ def classify(rc, died, hung, err: str) -> str:
         return "traceback"
     if rc == 0:
         return "success"
-    if "error:" in err or "error" in err.lower():
+    if "error" in err.lower():
         return "diagnostic"
     return "silent"
 

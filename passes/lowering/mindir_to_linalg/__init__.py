@@ -20,8 +20,9 @@ class LoweringError(Exception):
 MAX_TENSOR_BYTES = 2 ** 63 - 1
 
 
-def check_tensor_size(shape, elem_bits: int, what: str) -> None:
-    n = max(1, elem_bits // 8)
+def check_tensor_size(shape, elem, what: str) -> None:
+    """Raises LoweringError if a tensor of `shape` and element type `elem` could not exist."""
+    n = max(1, getattr(elem, "width", 64) // 8)
     for d in shape:
         n *= d
     if n > MAX_TENSOR_BYTES:

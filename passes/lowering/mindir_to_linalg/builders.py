@@ -5,7 +5,27 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, func, linalg, tensor
+
+
+def module_of(op) -> ir.Operation:
+    """The builtin.module an op is nested in."""
+    op = op.operation
+    while op.name != "builtin.module":
+        op = op.parent
+    return op
+
+
+def declare_i64_function(module: ir.Operation, name: str, n_args: int) -> None:
+    """`func.func private @name(i64 x n_args)` unless the module has it: the
+    runtime entries lowerings call (host callbacks, failed run-time checks)."""
+    body = module.regions[0].blocks[0]
+    for o in body.operations:
+        if o.operation.name == "func.func" and ir.StringAttr(o.attributes["sym_name"]).value == name:
+            return
+    i64 = ir.IntegerType.get_signless(64)
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        func.FuncOp(name, ir.FunctionType.get([i64] * n_args, []), visibility="private")
 
 
 def tensor_type(v: ir.Value) -> ir.RankedTensorType:

@@ -18,23 +18,7 @@ from mlir.dialects import arith, bufferization, func, memref
 import msmlir.dialects.mindir  # noqa: F401  (registers the op view classes)
 
 from . import lowering
-
-
-def _module_of(op: ir.Operation) -> ir.Operation:
-    while op.name != "builtin.module":
-        op = op.parent
-    return op
-
-
-def _declare(module: ir.Operation, name: str, n_args: int):
-    """`func.func private @name(i64 x n_args)` unless the module has it."""
-    body = module.regions[0].blocks[0]
-    for o in body.operations:
-        if o.operation.name == "func.func" and ir.StringAttr(o.attributes["sym_name"]).value == name:
-            return
-    i64 = ir.IntegerType.get_signless(64)
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp(name, ir.FunctionType.get([i64] * n_args, []), visibility="private")
+from .builders import declare_i64_function, module_of
 
 
 def _pointer(buf: ir.Value) -> ir.Value:
@@ -55,6 +39,6 @@ def lower_host_callback(op):
         buf = memref.alloc(ir.MemRefType.get(t.shape, t.element_type), [], [])
         ptrs.append(_pointer(buf))
         outs.append((t, buf))
-    _declare(_module_of(op.operation), callee, len(ptrs))
+    declare_i64_function(module_of(op.operation), callee, len(ptrs))
     func.call([], ir.FlatSymbolRefAttr.get(callee), ptrs)
     return [bufferization.to_tensor(t, buf, restrict=True, writable=True) for t, buf in outs]

@@ -34,9 +34,11 @@ from mlir.dialects import arith, bufferization, func, linalg, scf, tensor
 
 import msmlir.dialects.mindir  # noqa: F401  (registers the op view classes)
 from msmlir.diagnostics import file_line_col
+from msmlir.runtime import checks
 
 from . import check_tensor_size, lowering
-from .builders import drop_broadcast_dims, empty, is_float, tensor_type
+from .builders import declare_i64_function, drop_broadcast_dims, empty, is_float, module_of, \
+    tensor_type
 
 
 # ----------------------------------------------------------------------------
@@ -164,7 +166,7 @@ def pad_const(v: ir.Value, low: Sequence[int], high: Sequence[int], value) -> ir
     shape = _shape(v)
     elem = _elem(v)
     out = [s + a + b for s, a, b in zip(shape, low, high)]
-    check_tensor_size(out, elem.width if hasattr(elem, "width") else 64, "the padded input")
+    check_tensor_size(out, elem, "the padded input")
     c = value if isinstance(value, ir.Value) else \
         arith.ConstantOp(elem, _scalar_attr(elem, value)).result
     op = tensor.PadOp(ir.RankedTensorType.get(out, elem), v, [], [],
@@ -351,34 +353,18 @@ def lower_stack(op):
     return acc
 
 
-# msmlir/runtime/checks.py: the symbol compiled code calls when a run-time check
-# fails, and the module attribute naming the failing op's location per site.
-CHECK_FAILED = "msmlir_check_failed"
-CHECK_SITES = "msmlir.check_sites"
-
-
-def _enclosing_module(op) -> ir.Operation:
-    m = op.operation
-    while m.name != "builtin.module":
-        m = m.parent
-    return m
-
-
 def _check_site(op) -> int:
-    """Records op's location as a run-time check site of its module; its number."""
-    module = _enclosing_module(op)
-    sites = list(module.attributes[CHECK_SITES]) if CHECK_SITES in module.attributes else []
+    """Records op's location as a run-time check site of its module (see
+    msmlir/runtime/checks.py); returns its number."""
+    module = module_of(op)
+    sites = list(module.attributes[checks.SITES_ATTR]) if checks.SITES_ATTR in module.attributes \
+        else []
     where = file_line_col(op.location)
     name = op.operation.name
     sites.append(ir.StringAttr.get(f"{where[0]}:{where[1]}:{where[2]}: {name}" if where
                                    else name))
-    module.attributes[CHECK_SITES] = ir.ArrayAttr.get(sites)
-    symbols = ir.SymbolTable(module)
-    if CHECK_FAILED not in symbols:
-        i64 = ir.IntegerType.get_signless(64)
-        with ir.InsertionPoint(module.regions[0].blocks[0]):
-            func.FuncOp(CHECK_FAILED, ir.FunctionType.get([i64] * 4, []),
-                        visibility="private")
+    module.attributes[checks.SITES_ATTR] = ir.ArrayAttr.get(sites)
+    declare_i64_function(module, checks.SYMBOL, 4)
     return len(sites) - 1
 
 
@@ -419,7 +405,7 @@ def _check_indices(op, idx: ir.Value, dim: int) -> None:
         args = [arith.ConstantOp(i64, ir.IntegerAttr.get(i64, site)).result,
                 tensor.ExtractOp(g.results[1], []).result,
                 arith.ConstantOp(i64, ir.IntegerAttr.get(i64, dim)).result, count]
-        func.CallOp([], ir.FlatSymbolRefAttr.get(CHECK_FAILED), args)
+        func.CallOp([], ir.FlatSymbolRefAttr.get(checks.SYMBOL), args)
         scf.YieldOp([])
 
 

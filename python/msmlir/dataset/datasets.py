@@ -327,17 +327,7 @@ class MapDataset(Dataset):
         return tuple(vals[j] if kind == "out" else row[j] for kind, j in self._src)
 
     def _rows(self, run):
-        from ._random import row_scope
-        pass_no = run.next_pass(self)
-        key = run.key(self, pass_no)
-
-        def fn(item):
-            k, row = item
-            with row_scope(key + [k]):
-                return self._apply(row, k, pass_no)
-
-        yield from ordered_parallel(fn, enumerate(self.children[0]._rows(run)), self._workers,
-                                     "msmlir-dataset-map", state=self._pool_state)
+        yield from _per_row_in_parallel(self, run, self._apply, "msmlir-dataset-map")
 
     def _size(self):
         return self.children[0]._size()
@@ -362,28 +352,39 @@ class FilterDataset(Dataset):
         return self.children[0].get_col_names()
 
     def _rows(self, run):
-        from ._random import row_scope
-        pass_no = run.next_pass(self)
-        key = run.key(self, pass_no)
-
-        def fn(item):
-            k, row = item
-            with row_scope(key + [k]):
-                try:
-                    keep = bool(np.asarray(self.predicate(*[row[i] for i in self._idx])))
-                except Exception as e:
-                    add_note(e, f"msmlir.dataset: raised by the filter predicate "
-                                 f"{_op_name(self.predicate)} on row {k} of pass {pass_no}")
-                    raise
-            return row if keep else None
-
-        for row in ordered_parallel(fn, enumerate(self.children[0]._rows(run)), self._workers,
-                                     "msmlir-dataset-filter", state=self._pool_state):
+        for row in _per_row_in_parallel(self, run, self._keep, "msmlir-dataset-filter"):
             if row is not None:
                 yield row
 
+    def _keep(self, row, k, pass_no):
+        """`row` if the predicate keeps it, else None."""
+        try:
+            keep = bool(np.asarray(self.predicate(*[row[i] for i in self._idx])))
+        except Exception as e:
+            add_note(e, f"msmlir.dataset: raised by the filter predicate "
+                         f"{_op_name(self.predicate)} on row {k} of pass {pass_no}")
+            raise
+        return row if keep else None
+
     def _size(self):
         return None
+
+
+def _per_row_in_parallel(node, run, per_row, name):
+    """per_row(row, k, pass_no) over the rows of node's child, in order, on node's
+    worker pool; each row draws from its own random stream (row_scope), so the
+    result does not depend on the number of workers."""
+    from ._random import row_scope
+    pass_no = run.next_pass(node)
+    key = run.key(node, pass_no)
+
+    def fn(item):
+        k, row = item
+        with row_scope(key + [k]):
+            return per_row(row, k, pass_no)
+
+    yield from ordered_parallel(fn, enumerate(node.children[0]._rows(run)), node._workers,
+                                name, state=node._pool_state)
 
 
 def _pad_to(arr, shape, value, name):

@@ -22,12 +22,9 @@ import ctypes
 import ctypes.util
 import os
 import threading
-from pathlib import Path
-
 from mlir import ir
 
-# The MLIR runtime libraries the CPU lowering may call into (mlir/lib of the wheel).
-RUNTIME_LIBRARIES = ("libmlir_c_runner_utils.so", "libmlir_async_runtime.so")
+from .._native import RUNTIME_LIB_DIR
 
 # What the memref/func lowerings call in libc.
 LIBC_FUNCTIONS = frozenset({
@@ -97,19 +94,14 @@ def _address(lib, name: str) -> int | None:
     return address
 
 
-def _runtime_dir() -> Path:
-    import mlir
-    return Path(list(mlir.__path__)[0]) / "lib"
-
-
 def _libraries():
     """The libraries a compiled module may call into, in lookup order, each
     loaded on first need (libmlir_c_runner_utils.so brings libMLIR.so along)."""
-    runtime = _runtime_dir()
     yield _library("m", ctypes.util.find_library("m"), "cos")
-    yield _library("async_runtime", str(runtime / RUNTIME_LIBRARIES[1]),
+    yield _library("async_runtime", str(RUNTIME_LIB_DIR / "libmlir_async_runtime.so"),
                    "mlirAsyncRuntimeExecute")
-    yield _library("c_runner_utils", str(runtime / RUNTIME_LIBRARIES[0]), "memrefCopy")
+    yield _library("c_runner_utils", str(RUNTIME_LIB_DIR / "libmlir_c_runner_utils.so"),
+                   "memrefCopy")
 
 
 def external_functions(module: ir.Module) -> list[str]:
@@ -137,10 +129,11 @@ def resolve(names, provided: dict[str, int] | None = None) -> dict[str, int]:
         addr = provided.get(name)
         if addr is None and name in LIBC_FUNCTIONS:
             addr = _address(libc, name)
-        for lib in _libraries():
-            if addr is not None:
-                break
-            addr = _address(lib, name)
+        if addr is None:
+            for lib in _libraries():
+                addr = _address(lib, name)
+                if addr is not None:
+                    break
         if addr is None:
             missing.append(name)
         else:

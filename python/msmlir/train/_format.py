@@ -78,7 +78,7 @@ def _reject_constant(name):
 def read_header(f, path, magic, what, versions=(VERSION,)):
     """Reads and validates the fixed prefix and the JSON header; returns
     (header dict, offset just after the header, file size). The prefix's version
-    must be one of `versions`; the header's own "version" is checked by the caller."""
+    must be one of `versions` and equal the header's "version"."""
     size = os.fstat(f.fileno()).st_size
     raw = f.read(PREFIX.size)
     if len(raw) < PREFIX.size:

@@ -219,10 +219,9 @@ def _read_checkpoint(path):
         header, after, size = read_header(f, path, CKPT_MAGIC, "checkpoint",
                                           versions=(1, CKPT_VERSION))
         exact_keys(path, header, {"format", "version", "tensors", "strings"}, "header")
-        version = header["version"]
-        if header["format"] != "msmlir.checkpoint" or version not in (1, CKPT_VERSION):
-            raise bad(path, f"header describes {header['format']!r} version "
-                             f"{header['version']!r}, not an msmlir checkpoint v1/v2")
+        version = header["version"]     # 1 or 2, as the prefix (read_header)
+        if header["format"] != "msmlir.checkpoint":
+            raise bad(path, f"header describes {header['format']!r}, not an msmlir checkpoint")
         keys = {"name", "dtype", "shape", "offset", "nbytes"} | (
             {"crc32"} if version >= 2 else set())
         data_start = -(-after // ALIGN) * ALIGN

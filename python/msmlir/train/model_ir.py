@@ -21,6 +21,8 @@ The compiler binds external symbols from an allow-list as well
 """
 from __future__ import annotations
 
+import functools
+
 from mlir import ir
 
 _STRUCTURAL = {
@@ -35,6 +37,7 @@ _FUNC_ATTRS = {"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_
 _CALLERS = {"func.call": "callee", "mindir.grad": "callee"}
 
 
+@functools.cache
 def _mindir_ops() -> frozenset:
     from ..dialects import _mindir_ops_gen as gen
     names = {getattr(c, "OPERATION_NAME", None) for c in vars(gen).values()}

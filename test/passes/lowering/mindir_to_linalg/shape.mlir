@@ -197,6 +197,7 @@ func.func @stack(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x2x3xf32> 
 // CHECK-DAG: #[[IDX:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK: module attributes {msmlir.check_sites = ["{{.*}}shape.mlir:[[@LINE+29]]:8: mindir.gather"]}
+// CHECK: func.func private @msmlir_check_failed(i64, i64, i64, i64)
 // CHECK-LABEL: func.func @gather
 //  CHECK-SAME:   (%[[P:.+]]: tensor<10x4xf32>, %[[I:.+]]: tensor<2x3xi32>)
 //       CHECK:   %[[CHK:.+]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[I]] : tensor<2x3xi32>) outs(%{{.+}}, %{{.+}} : tensor<i64>, tensor<i64>)
@@ -223,7 +224,6 @@ func.func @stack(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x2x3xf32> 
 //       CHECK:     %[[E:.+]] = tensor.extract %[[P]][%[[R]], %[[J3]]] : tensor<10x4xf32>
 //       CHECK:     linalg.yield %[[E]] : f32
 //       CHECK:   return %[[Y]]
-//       CHECK: func.func private @msmlir_check_failed(i64, i64, i64, i64)
 func.func @gather(%p: tensor<10x4xf32>, %i: tensor<2x3xi32>) -> tensor<10x2x3xf32> {
   %y = mindir.gather %p, %i {axis = 1 : i64} : (tensor<10x4xf32>, tensor<2x3xi32>) -> tensor<10x2x3xf32>
   return %y : tensor<10x2x3xf32>
