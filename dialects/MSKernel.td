@@ -59,23 +59,69 @@ def MSKernel_ScopeAttr : EnumAttr<MSKernel_Dialect, MSKernel_MemoryScope, "scope
   let assemblyFormat = "`<` $value `>`";
 }
 
+def MSKernel_KernelTarget : I32EnumAttr<"KernelTarget", "device a kernel runs on", [
+    I32EnumAttrCase<"cpu", 0>,
+    I32EnumAttrCase<"gpu", 1>,
+    I32EnumAttrCase<"ascend", 2>
+  ]> {
+  let cppNamespace = "::msmlir::mskernel";
+  let genSpecializedAttr = 0;
+}
+
+def MSKernel_TargetAttr : EnumAttr<MSKernel_Dialect, MSKernel_KernelTarget, "target"> {
+  let summary = "device of a kernel: cpu, gpu or ascend";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def MSKernel_FusionKind : I32EnumAttr<"FusionKind", "what a fused kernel's body computes", [
+    I32EnumAttrCase<"compute", 0>,    // an @msmlir.kernel compute definition (linalg.generic stages)
+    I32EnumAttrCase<"elemwise", 1>,   // fusion cluster: elementwise ops of one shape
+    I32EnumAttrCase<"broadcast", 2>,  // fusion cluster: elementwise ops with broadcasts
+    I32EnumAttrCase<"reduce", 3>,     // fusion cluster: dominated by a reduction
+    I32EnumAttrCase<"matmul", 4>,     // fusion cluster: dominated by a matmul
+    I32EnumAttrCase<"conv", 5>,       // fusion cluster: dominated by a convolution
+    I32EnumAttrCase<"opaque", 6>      // anything else
+  ]> {
+  let cppNamespace = "::msmlir::mskernel";
+  let genSpecializedAttr = 0;
+}
+
+def MSKernel_KindAttr : EnumAttr<MSKernel_Dialect, MSKernel_FusionKind, "kind"> {
+  let summary = "kind of a fused kernel, read by the kernel scheduler";
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def MSKernel_FusedOp : Op<MSKernel_Dialect, "fused",
     [IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">,
      RecursiveMemoryEffects]> {
   let summary = "one graph kernel: an isolated region computing its results from its operands";
   let description = [{
-    Produced by `@msmlir.kernel` compute definitions (`kind = "compute"`: a
-    body of linalg.generic ops) and, later, by graph-kernel fusion. The
-    region's block arguments are the kernel inputs; `mskernel.yield` returns
-    the kernel outputs. `target` is the device ("cpu", "gpu", "ascend") and
-    `kind` what the body is: "compute" today; the fusion patterns
-    ("elemwise", "broadcast", "reduce", "opaque") when graph-kernel fusion
-    produces kernels. `kind` is not checked yet (a string hint for
-    scheduling; it becomes an ODS enum with the fusion pass). The verifier checks that the body's arguments match the
-    inputs one to one in type, that the yielded values match the results, and
-    that `target` is one of the three devices.
+    Produced by `@msmlir.kernel` compute definitions and by graph-kernel
+    fusion. The region's block arguments are the kernel inputs;
+    `mskernel.yield` returns the kernel outputs.
+
+    Two enum attributes describe the kernel; both are elided when they have
+    their default value:
+
+    * `target` (`#mskernel.target<...>`, default `cpu`): the device, one of
+      `cpu`, `gpu`, `ascend`.
+    * `kind` (`#mskernel.kind<...>`, default `opaque`): what the body is, as
+      the kernel scheduler reads it.
+      - `compute`: an `@msmlir.kernel` compute definition (a body of
+        `linalg.generic` stages).
+      - `elemwise`, `broadcast`, `reduce`, `matmul`, `conv`: the dominant
+        pattern of a graph-kernel-fusion cluster (elementwise ops of one
+        shape; elementwise ops with broadcasts; a reduction; a matmul; a
+        convolution, each with the elementwise ops fused around it).
+      - `opaque`: anything else (scheduled without a pattern-specific
+        template).
+
+    The verifier checks that the body's arguments match the inputs one to one
+    in type and that the yielded values match the results; the enum
+    attributes only accept their listed cases (checked by the parser).
     ```mlir
-    %r = mskernel.fused(%a, %b) {kind = "elemwise", target = "cpu"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    %r = mskernel.fused(%a, %b) {kind = #mskernel.kind<elemwise>, target = #mskernel.target<gpu>}
+        : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
     ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
       %s = mindir.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
       mskernel.yield %s : tensor<4xf32>
@@ -83,8 +129,10 @@ def MSKernel_FusedOp : Op<MSKernel_Dialect, "fused",
     ```
   }];
   let arguments = (ins Variadic<AnyType>:$inputs,
-                       DefaultValuedAttr<StrAttr, "\"cpu\"">:$target,
-                       DefaultValuedAttr<StrAttr, "\"opaque\"">:$kind);
+                       DefaultValuedAttr<MSKernel_TargetAttr,
+                                         "::msmlir::mskernel::KernelTarget::cpu">:$target,
+                       DefaultValuedAttr<MSKernel_KindAttr,
+                                         "::msmlir::mskernel::FusionKind::opaque">:$kind);
   let results = (outs Variadic<AnyType>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -13,6 +13,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -43,8 +44,13 @@ def MindIR_Dialect : Dialect {
       are reported at the op's location. Most ops print the full functional
       type, `(operand types) -> result types`, to keep the IR readable.
     * Default-valued attributes (MindSpore's defaults) are elided when printed.
+    * Attributes with a fixed set of values are ODS enums printed as
+      `#mindir.MNEMONIC<CASE>`, e.g. `pad_mode = #mindir.pad_mode<same>`,
+      `approximate = #mindir.approximate<none>`,
+      `data_format = #mindir.data_format<NHWC>`.
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -75,7 +81,55 @@ class MI_I64Array<string default = "{}"> :
   DefaultValuedAttr<DenseI64ArrayAttr, default>;
 def MI_Axes : MI_I64Array<"{}">;
 def MI_KeepDims : DefaultValuedAttr<BoolAttr, "false">;
-def MI_PadMode : DefaultValuedAttr<StrAttr, "\"valid\"">;
+
+//===----------------------------------------------------------------------===//
+// Enum attributes
+//===----------------------------------------------------------------------===//
+// Each enum is an I32EnumAttr (C++ enum class + stringify/symbolize, Python
+// IntEnum in msmlir.dialects.mindir) wrapped in a dialect EnumAttr printed as
+// `#mindir.MNEMONIC<CASE>`. The parser rejects any other case, so the
+// C++ inference and verifiers never see an unknown value.
+
+def MindIR_PadMode : I32EnumAttr<"PadMode", "padding mode of a convolution/pooling window", [
+    I32EnumAttrCase<"valid", 0>,   // no padding
+    I32EnumAttrCase<"same", 1>,    // output = ceil(in / stride)
+    I32EnumAttrCase<"pad", 2>      // explicit `pad` = [top, bottom, left, right]
+  ]> {
+  let cppNamespace = "::msmlir::mindir";
+  let genSpecializedAttr = 0;
+}
+def MindIR_PadModeAttr : EnumAttr<MindIR_Dialect, MindIR_PadMode, "pad_mode"> {
+  let summary = "window padding mode: valid, same or pad";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def MindIR_GeluApproximate : I32EnumAttr<"GeluApproximate", "GELU formula", [
+    I32EnumAttrCase<"tanh", 0>,    // tanh approximation (MindSpore GeLU primitive)
+    I32EnumAttrCase<"none", 1>     // exact erf form
+  ]> {
+  let cppNamespace = "::msmlir::mindir";
+  let genSpecializedAttr = 0;
+}
+def MindIR_GeluApproximateAttr : EnumAttr<MindIR_Dialect, MindIR_GeluApproximate, "approximate"> {
+  let summary = "GELU formula: tanh (approximation) or none (erf)";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def MindIR_DataFormat : I32EnumAttr<"DataFormat", "position of the channel dim", [
+    I32EnumAttrCase<"NCHW", 0>,    // channels at dim 1
+    I32EnumAttrCase<"NHWC", 1>     // channels last
+  ]> {
+  let cppNamespace = "::msmlir::mindir";
+  let genSpecializedAttr = 0;
+}
+def MindIR_DataFormatAttr : EnumAttr<MindIR_Dialect, MindIR_DataFormat, "data_format"> {
+  let summary = "channel layout: NCHW (channels at dim 1) or NHWC (channels last)";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+// A defvar (an anonymous record), so the generated Python op builders look up
+// the attribute builder of MindIR_PadModeAttr.
+defvar MI_PadMode = DefaultValuedAttr<MindIR_PadModeAttr, "::msmlir::mindir::PadMode::valid">;
 
 //===----------------------------------------------------------------------===//
 // Op classes
@@ -197,12 +251,12 @@ defvar MI_PoolAttrs = (ins DenseI64ArrayAttr:$kernel_size,
 
 defvar MI_WindowDoc = [{
     Window attributes (MindSpore semantics): `stride`/`strides`, `dilation`
-    and `kernel_size` have two values [h, w]. `pad_mode` is "valid" (no
-    padding, output = floor((in - effective_kernel) / stride) + 1), "same"
-    (output = ceil(in / stride); the total padding is split with the extra
-    row/column at the bottom/right, as MindSpore/TF) or "pad" (explicit
-    `pad` = [top, bottom, left, right]); `pad` must be all zero unless
-    `pad_mode` is "pad".
+    and `kernel_size` have two values [h, w]. `pad_mode` (an enum,
+    `#mindir.pad_mode<...>`) is `valid` (the default: no padding, output =
+    floor((in - effective_kernel) / stride) + 1), `same` (output =
+    ceil(in / stride); the total padding is split with the extra row/column at
+    the bottom/right, as MindSpore/TF) or `pad` (explicit `pad` = [top, bottom,
+    left, right]); `pad` must be all zero unless `pad_mode` is `pad`.
 }];
 
 //===----------------------------------------------------------------------===//
@@ -388,20 +442,21 @@ def MindIR_LeakyReluOp : MindIR_Op<"leaky_relu", [Pure, SameOperandsAndResultTyp
 }
 
 def MindIR_GeluOp : MindIR_Op<"gelu", [Pure, SameOperandsAndResultType]> {
-  let summary = "GELU; approximate = \"tanh\" (default) or \"none\" (erf form)";
+  let summary = "GELU; approximate = tanh (default) or none (erf form)";
   let description = [{
-    "tanh" (MindSpore GeLU primitive, the default):
+    `approximate` is an enum, `#mindir.approximate<tanh|none>`.
+    `tanh` (MindSpore GeLU primitive, the default):
     `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
-    "none": `0.5 * x * (1 + erf(x / sqrt(2)))`.
+    `none`: `0.5 * x * (1 + erf(x / sqrt(2)))`.
     ```mlir
-    %y = mindir.gelu %x {approximate = "none"} : tensor<8xf32>
+    %y = mindir.gelu %x {approximate = #mindir.approximate<none>} : tensor<8xf32>
     ```
   }];
   let arguments = (ins MI_FloatTensor:$x,
-                       DefaultValuedAttr<StrAttr, "\"tanh\"">:$approximate);
+                       DefaultValuedAttr<MindIR_GeluApproximateAttr,
+                                         "::msmlir::mindir::GeluApproximate::tanh">:$approximate);
   let results = (outs MI_FloatTensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x)";
-  let hasVerifier = 1;
 }
 
 def MindIR_LogicalNotOp : MI_UnaryOp<"logical_not", MI_BoolTensor> {
@@ -603,12 +658,17 @@ def MindIR_BatchMatMulOp : MI_InferredOp<"batch_matmul"> {
 def MindIR_BiasAddOp : MI_InferredOp<"bias_add"> {
   let summary = "x + bias along the channel dim (1 for NCHW, last for NHWC)";
   let description = [{
-    `x` has rank >= 2, `bias` is 1-D with the channel count; `data_format` is
-    "NCHW" (channels at dim 1, the default, also used for 2-D [N, C]) or
-    "NHWC" (channels last).
+    `x` has rank >= 2, `bias` is 1-D with the channel count; `data_format`
+    (an enum, `#mindir.data_format<...>`) is `NCHW` (channels at dim 1, the
+    default, also used for 2-D [N, C]) or `NHWC` (channels last).
+    ```mlir
+    %y = mindir.bias_add %x, %b {data_format = #mindir.data_format<NHWC>}
+        : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
+    ```
   }];
   let arguments = (ins MI_NumTensor:$x, MI_NumTensor:$bias,
-                       DefaultValuedAttr<StrAttr, "\"NCHW\"">:$data_format);
+                       DefaultValuedAttr<MindIR_DataFormatAttr,
+                                         "::msmlir::mindir::DataFormat::NCHW">:$data_format);
   let results = (outs MI_NumTensor:$output);
 }
 
@@ -624,7 +684,7 @@ def MindIR_Conv2DOp : MI_InferredOp<"conv2d"> {
     C and O.
   }], MI_WindowDoc, [{
     ```mlir
-    %y = mindir.conv2d %x, %w {pad_mode = "same", stride = array<i64: 2, 2>}
+    %y = mindir.conv2d %x, %w {pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>}
         : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
     ```
   }]);

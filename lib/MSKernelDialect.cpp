@@ -41,9 +41,5 @@ LogicalResult FusedOp::verify() {
     return emitOpError("yielded types ")
            << yield.getValues().getTypes() << " do not match the kernel results "
            << getOutputs().getTypes();
-  StringRef target = getTarget();
-  if (target != "cpu" && target != "gpu" && target != "ascend")
-    return emitOpError("target must be \"cpu\", \"gpu\" or \"ascend\", got \"")
-           << target << "\"";
   return success();
 }

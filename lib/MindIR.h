@@ -15,7 +15,10 @@
 
 #include <type_traits>
 
+#include "MindIREnums.h.inc"
 #include "MindIRDialect.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "MindIRAttrs.h.inc"
 
 namespace msmlir::mindir {
 /// Whether a tensor of this type can exist: its element count and its size in

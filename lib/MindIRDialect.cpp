@@ -1,12 +1,17 @@
 //===- MindIRDialect.cpp - mindir dialect registration -------------------===//
 #include "MindIR.h"
 
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace msmlir::mindir;
 
 #include "MindIRDialect.cpp.inc"
+#include "MindIREnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "MindIRAttrs.cpp.inc"
 
 namespace {
 /// mindir ops have no region- or call-site-specific semantics, so calls to
@@ -22,6 +27,10 @@ struct MindIRInlinerInterface : public DialectInlinerInterface {
 
 void MindIRDialect::initialize() {
   addInterfaces<MindIRInlinerInterface>();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "MindIRAttrs.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "MindIROps.cpp.inc"

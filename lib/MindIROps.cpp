@@ -166,7 +166,7 @@ LogicalResult inferBroadcast(Loc loc, ValueRange values, Type resultElem,
 }
 
 /// Output size of one spatial dim of a convolution/pooling window.
-FailureOr<int64_t> windowOut(Loc loc, StringRef padMode, int64_t in, int64_t k,
+FailureOr<int64_t> windowOut(Loc loc, PadMode padMode, int64_t in, int64_t k,
                              int64_t stride, int64_t dilation, int64_t padLo,
                              int64_t padHi) {
   if (stride <= 0 || dilation <= 0 || k <= 0)
@@ -181,28 +181,27 @@ FailureOr<int64_t> windowOut(Loc loc, StringRef padMode, int64_t in, int64_t k,
   if (failed(effOr) || failed(padded))
     return failure();
   int64_t eff = *effOr;
-  int64_t out;
-  if (padMode == "same")
+  int64_t out = 0;
+  switch (padMode) {
+  case PadMode::same:
     out = in / stride + (in % stride != 0);
-  else if (padMode == "valid")
+    break;
+  case PadMode::valid:
     out = in >= eff ? (in - eff) / stride + 1 : 0;
-  else if (padMode == "pad")
+    break;
+  case PadMode::pad:
     out = *padded >= eff ? (*padded - eff) / stride + 1 : 0;
-  else
-    return emitOptionalError(loc, "pad_mode must be \"same\", \"valid\" or \"pad\", got \"",
-                             padMode, "\"");
+    break;
+  }
   if (out <= 0)
     return emitOptionalError(loc, "window of size ", eff, " does not fit an input of size ",
-                             in, " (pad_mode \"", padMode, "\")");
+                             in, " (pad_mode \"", stringifyPadMode(padMode), "\")");
   return out;
 }
 
 LogicalResult checkWindowAttrs(Loc loc, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
-                               ArrayRef<int64_t> dilation, StringRef padMode,
+                               ArrayRef<int64_t> dilation, PadMode padMode,
                                ArrayRef<int64_t> pad) {
-  if (padMode != "same" && padMode != "valid" && padMode != "pad")
-    return emitOptionalError(loc, "pad_mode must be \"same\", \"valid\" or \"pad\", got \"",
-                             padMode, "\"");
   if (kernel.size() != 2 || stride.size() != 2 || dilation.size() != 2)
     return emitOptionalError(loc, "kernel size, stride and dilation must have 2 values");
   if (pad.size() != 4)
@@ -210,15 +209,15 @@ LogicalResult checkWindowAttrs(Loc loc, ArrayRef<int64_t> kernel, ArrayRef<int64
                              pad.size());
   if (llvm::any_of(pad, [](int64_t p) { return p < 0; }))
     return emitOptionalError(loc, "pad values must be non-negative");
-  if (padMode != "pad" && llvm::any_of(pad, [](int64_t p) { return p != 0; }))
+  if (padMode != PadMode::pad && llvm::any_of(pad, [](int64_t p) { return p != 0; }))
     return emitOptionalError(loc, "pad must be all zero unless pad_mode is \"pad\", got ",
-                             fmt(pad), " with pad_mode \"", padMode, "\"");
+                             fmt(pad), " with pad_mode \"", stringifyPadMode(padMode), "\"");
   return success();
 }
 
 /// Output shape of a 2-D convolution of `in` (NCHW) with `w` (OIHW).
 FailureOr<Shape> convOut(Loc loc, ArrayRef<int64_t> in, ArrayRef<int64_t> w,
-                         ArrayRef<int64_t> stride, StringRef padMode, ArrayRef<int64_t> pad,
+                         ArrayRef<int64_t> stride, PadMode padMode, ArrayRef<int64_t> pad,
                          ArrayRef<int64_t> dilation, int64_t group) {
   if (in.size() != 4 || w.size() != 4)
     return emitOptionalError(loc, "conv2d expects a 4-D NCHW input and a 4-D OIHW weight, got ",
@@ -241,7 +240,7 @@ FailureOr<Shape> convOut(Loc loc, ArrayRef<int64_t> in, ArrayRef<int64_t> w,
 }
 
 FailureOr<Shape> poolOut(Loc loc, ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
-                         ArrayRef<int64_t> strides, StringRef padMode, ArrayRef<int64_t> pad) {
+                         ArrayRef<int64_t> strides, PadMode padMode, ArrayRef<int64_t> pad) {
   if (in.size() != 4)
     return emitOptionalError(loc, "pooling expects a 4-D NCHW input, got ", fmt(in));
   SmallVector<int64_t> dil = {1, 1};
@@ -542,13 +541,6 @@ OpFoldResult LogicalNotOp::fold(FoldAdaptor a) {
     return inner.getX();
   return foldUnarySplat(a.getX(), getType(), nullptr,
                         [](const APInt &v) -> std::optional<APInt> { return ~v; });
-}
-
-LogicalResult GeluOp::verify() {
-  if (getApproximate() != "tanh" && getApproximate() != "none")
-    return emitOpError("approximate must be \"tanh\" or \"none\", got \"")
-           << getApproximate() << "\"";
-  return success();
 }
 
 static LogicalResult inferPredicate(Loc loc, Value x, SmallVectorImpl<Type> &inferred) {
@@ -967,13 +959,9 @@ LogicalResult BiasAddOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   if (failed(allRanked(loc, a.getOperands())) || failed(sameElementType(loc, a.getOperands())))
     return failure();
   ArrayRef<int64_t> x = shapeOf(a.getX()), bias = shapeOf(a.getBias());
-  StringRef fmtStr = a.getDataFormat();
-  if (fmtStr != "NCHW" && fmtStr != "NHWC")
-    return emitOptionalError(loc, "data_format must be \"NCHW\" or \"NHWC\", got \"", fmtStr,
-                             "\"");
   if (x.size() < 2)
     return emitOptionalError(loc, "bias_add expects an input of rank >= 2, got ", fmt(x));
-  int64_t c = fmtStr == "NCHW" ? x[1] : x.back();
+  int64_t c = a.getDataFormat() == DataFormat::NCHW ? x[1] : x.back();
   if (bias.size() != 1 || bias[0] != c)
     return emitOptionalError(loc, "bias has shape ", fmt(bias), " but the input has ", c,
                              " channels");

@@ -18,6 +18,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from msmlir.dialects import mindir
+from msmlir.dialects.enums import enum_name, is_enum_attr
 
 DYN = ir.ShapedType.get_dynamic_size()
 
@@ -77,11 +78,14 @@ def boolattr(v: bool) -> ir.BoolAttr:
 
 def attr(op, name: str, default=None):
     """Python value of an attribute of `op` (ints, floats, bools, strings,
-    i64 arrays), or `default` when it is absent."""
+    i64 arrays; the case name, a str, of an enum attribute such as
+    #mindir.pad_mode<same>), or `default` when it is absent."""
     attrs = op.operation.attributes
     if name not in attrs:
         return default
     a = attrs[name]
+    if is_enum_attr(a):
+        return enum_name(a)
     for cls, get in ((ir.DenseI64ArrayAttr, lambda x: list(x)),
                      (ir.BoolAttr, lambda x: x.value),
                      (ir.IntegerAttr, lambda x: x.value),

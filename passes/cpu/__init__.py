@@ -4,9 +4,13 @@ On tensors, before bufferization (upstream tiling, packing and vectorization
 driven through the transform dialect; these modules choose the strategy per
 op and write the transform script):
 
+  conv_to_matmul.py    msmlir-cpu-conv-to-matmul: f32 NCHW convolutions (forward,
+                       both gradients) -> vectorized im2col + 2-D matmul + transpose
   pack_matmul.py       msmlir-cpu-pack-matmul: big f32 matmuls -> packed,
                        register-tiled vector.contract micro-kernels
   generalize.py        msmlir-cpu-generalize: other named linalg ops -> generic
+  vectorize_windows.py msmlir-cpu-vectorize-windows: pooling ops and pooling
+                       gradients -> gathers vectorized along the output width
   (then ../fusion/row_fusion.py, msmlir-fuse-rows: row-wise chains -> one loop)
   tile_vectorize.py    msmlir-cpu-tile-vectorize: every other linalg op tiled to
                        vector-sized pieces and vectorized; optional scf.forall tasks
@@ -27,5 +31,5 @@ phases: ../common/ (linalg facts, transform scripts, remarks).
 A strategy that fails leaves its ops on the plain path
 (convert-linalg-to-loops) and says so with a remark at the op or function.
 """
-from . import (fast_math, generalize, globalize_allocs, lower_vectors, pack_matmul,  # noqa: F401
-               tile_vectorize, unroll_transfers)
+from . import (conv_to_matmul, fast_math, generalize, globalize_allocs, lower_vectors, pack_matmul,  # noqa: F401
+               tile_vectorize, unroll_transfers, vectorize_windows)

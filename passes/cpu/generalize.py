@@ -4,7 +4,10 @@ Rewrites every named structured op (linalg.matmul left by
 msmlir-cpu-pack-matmul, linalg.transpose, linalg.broadcast, linalg.reduce,
 linalg.map, ...) into the equivalent `linalg.generic`, with the transform
 dialect's `structured.generalize`. Fills, generics, convolutions and pooling
-are left as they are (the latter keep the plain convert-linalg-to-loops path).
+are left as they are (convolutions: msmlir-cpu-conv-to-matmul or the plain
+convert-linalg-to-loops path; pooling ops are generalized later by
+msmlir-cpu-tile-vectorize, after row fusion, which would take their window
+reductions for rows).
 
 Why: row fusion (msmlir-fuse-rows) and the tile+vectorize strategies
 (msmlir-cpu-tile-vectorize) read an op's indexing maps and iterator types;
@@ -27,13 +30,14 @@ from ..registry import register_pass
 GEN_TAG = "msmlir.cg_generalize"
 
 
-def generalize_func(func: ir.Operation) -> ir.Operation:
-    """Generalizes the named ops of `func`; returns the function (a restored
+def generalize_func(func: ir.Operation, pred=None) -> ir.Operation:
+    """Generalizes the named ops of `func` (those `pred` accepts; default: all
+    but fills, convolutions and pooling); returns the function (a restored
     copy if the interpreter failed)."""
     s = Script()
     gen = False
     for op in walk_ops(func, [], is_structured):
-        if not keeps_named_form(op.name):
+        if (pred(op) if pred is not None else not keeps_named_form(op.name)):
             op.attributes[GEN_TAG] = ir.UnitAttr.get()
             gen = True
     if not gen:

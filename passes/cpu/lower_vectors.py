@@ -11,10 +11,19 @@ dialect patterns.
 Why: convert-vector-to-llvm handles 1-D vectors well; n-D contractions and
 transfers left to it give scalarized code, and without the hoisting every
 micro-kernel iteration would load and store its accumulators.
+
+First, each `memref.copy` between static memrefs that are not contiguous but
+have contiguous rows (e.g. a tensor.pad bufferized as a copy into a subview:
+the padded panels of packed matmuls whose sizes do not divide the register
+tile) becomes a loop nest of row copies. Why: finalize-memref-to-llvm lowers a
+non-contiguous memref.copy to the `memrefCopy` runtime function, which copies
+element by element (a memcpy call per element); a contiguous row copy is an
+LLVM memcpy intrinsic (vector moves).
 """
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import arith, memref, scf
 
 from ..common.linalg import walk_ops
 from ..common.transform import ANY, Script, apply_script
@@ -63,9 +72,79 @@ _SCRIPTS: dict = {}
                "transposes to 1-D vector ops",
                options={"threads": Option(int, 1, "> 1: keep scf.forall loops parallel (scf.parallel)")})
 def lower_vectors(module: ir.Operation, *, threads: int):
+    for op in walk_ops(module, [], lambda o: o.name == "memref.copy"):
+        split_strided_copy(op)
     key = threads > 1
     if key not in _SCRIPTS:
         _SCRIPTS[key] = _lower_vectors_script(threads)
     interesting = walk_ops(module, [], lambda o: o.name.startswith("vector.") or o.name == "scf.forall")
     if interesting:
         apply_script(module, _SCRIPTS[key])
+
+
+_DYNAMIC = -(1 << 63)  # ShapedType::kDynamic
+
+
+def _contiguous_tail(shape: list[int], strides: list[int]) -> int:
+    """How many trailing dims form one contiguous block (row-major)."""
+    expect, n = 1, 0
+    for d in reversed(range(len(shape))):
+        if shape[d] != 1 and strides[d] != expect:
+            break
+        expect *= shape[d]
+        n += 1
+    return n
+
+
+def split_strided_copy(op: ir.Operation) -> bool:
+    """memref.copy of static, non-contiguous memrefs with contiguous rows ->
+    scf.for loops over the outer dims copying contiguous (rank-reduced) rows.
+    False (op unchanged) when both are contiguous or the rows are strided."""
+    src, dst = op.operands
+    try:
+        st, dt = ir.MemRefType(src.type), ir.MemRefType(dst.type)
+    except (ValueError, TypeError):
+        return False
+    if not (st.has_static_shape and dt.has_static_shape) or st.rank < 2:
+        return False
+    if st.memory_space is not None or dt.memory_space is not None:
+        return False
+    (ss, so), (ds, do) = st.get_strides_and_offset(), dt.get_strides_and_offset()
+    if _DYNAMIC in ss or _DYNAMIC in ds:
+        return False
+    shape = list(st.shape)
+    rank = len(shape)
+    tail = min(_contiguous_tail(shape, ss), _contiguous_tail(shape, ds))
+    if tail == rank or tail == 0:
+        return False
+    outer = rank - tail
+    elem = st.element_type
+    idx = ir.IndexType.get()
+
+    def row_type(strides: list[int]) -> ir.Type:
+        dims = "".join(f"{d}x" for d in shape[outer:])
+        return ir.Type.parse(f"memref<{dims}{elem}, strided<{list(strides[outer:])}, offset: ?>>")
+
+    def c(v: int) -> ir.Value:
+        return arith.ConstantOp(idx, ir.IntegerAttr.get(idx, v)).result
+
+    with op.location:
+        ip = ir.InsertionPoint(op)
+        ivs = []
+        for d in range(outer):
+            with ip:
+                loop = scf.ForOp(c(0), c(shape[d]), c(1))
+                if d:
+                    scf.YieldOp([])  # the enclosing loop's terminator
+            ivs.append(loop.induction_variable)
+            ip = ir.InsertionPoint(loop.body)
+        with ip:
+            static_off = ir.DenseI64ArrayAttr.get([_DYNAMIC] * outer + [0] * tail)
+            sizes = ir.DenseI64ArrayAttr.get([1] * outer + shape[outer:])
+            ones = ir.DenseI64ArrayAttr.get([1] * rank)
+            rows = [memref.SubViewOp(row_type(strides), v, ivs, [], [], static_off, sizes, ones).result
+                    for v, strides in ((src, ss), (dst, ds))]
+            memref.CopyOp(*rows)
+            scf.YieldOp([])
+    op.erase()
+    return True

@@ -10,7 +10,11 @@ the transform script):
   (elementwise ops with identity maps are flattened first; a transposed
   operand tiles both dims of the transpose together; sizes without a good
   divisor use masked vectors), then vectorized;
-* reductions along the innermost dim: rows tiled by 1, the row tiled with
+* reductions along the innermost dim: rows tiled by 1 (and the other
+  reduction dims too, until at most REDUCTION_VECTOR_MAX elements are left
+  for the vector: a bias gradient summing [N, C, H, W] over N, H, W must not
+  become one vector.multi_reduction of N*H*W elements, which the vector
+  lowering unrolls into megabytes of IR), the row tiled with
   `tile_reduction_using_for` (a vector of partial sums that lives in
   registers), then vectorized;
 * reductions elsewhere (e.g. column sums): a vector along the innermost
@@ -28,7 +32,8 @@ vectorizer rejects an op, that op keeps the plain path (convert-linalg-to-
 loops). If the script fails definitely, the function is restored and a remark
 at the function says it keeps the plain path; a strategy that cannot be
 planned for an op gives a remark at the op. Ops on i1 tensors, dynamic
-shapes, convolutions and pooling keep the plain path, as do top-level ops
+shapes, convolutions and pooling windows keep the plain path (the pooling
+windows that msmlir-cpu-vectorize-windows did not take), as do top-level ops
 with fewer than `min-work` iterations (their scalar loops compile to much
 less code, LLVM's loop vectorizer still sees them, and they run in
 microseconds either way).
@@ -53,6 +58,11 @@ TAG = "msmlir.cg"
 # Ops whose whole iteration space is at most this many elements are
 # vectorized as one vector op (no tiling).
 WHOLE_VECTOR_MAX = 512
+
+# Reductions along the innermost dim with other reduction dims: those are
+# tiled by 1 (outermost first) until the vectorized tile has at most this
+# many elements (a vector.multi_reduction is unrolled into scalar code).
+REDUCTION_VECTOR_MAX = 256
 
 def _identity_elementwise(op: ir.Operation, li: LoopInfo) -> bool:
     return (all(it == "parallel" for it in li.iterators)
@@ -142,6 +152,25 @@ def generic_script(s: Script, root: str, tag: int, op: ir.Operation, li: LoopInf
         psizes = [1 if it == "parallel" else 0 for it in its]
         t = outer_parallel(h, psizes)
         r = ranges[last]
+        # The other reduction dims (e.g. N, H of a bias gradient summing
+        # [N, C, H, W] over N, H, W) are tiled by 1 too, outermost first,
+        # until the tile left for the vector is at most REDUCTION_VECTOR_MAX
+        # elements: vectorizing a whole [N, 1, H, W] tile gives one
+        # vector.multi_reduction of N*H*W elements, which the vector lowering
+        # fully unrolls (megabytes of IR, minutes of LLVM codegen).
+        osizes = [0] * rank
+        vol = r
+        for d in range(last):
+            if its[d] == "reduction":
+                vol *= ranges[d]
+        for d in range(last):
+            if vol <= REDUCTION_VECTOR_MAX:
+                break
+            if its[d] == "reduction" and ranges[d] > 1:
+                osizes[d] = 1
+                vol //= ranges[d]
+        if any(osizes):
+            t, _ = s.tile(t, osizes)
         if r <= 2 * n_lanes:
             s.vectorize(t)
             return True

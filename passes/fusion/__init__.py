@@ -1,9 +1,16 @@
-"""Fusion passes: groups of ops computed together in one loop nest.
+"""Fusion passes: the graph is cut into kernels, and the ops of a kernel are
+fused into as few loop nests as possible.
 
-    row_fusion.py   msmlir-fuse-rows: linalg chains computed row by row (softmax,
-                    layernorm, ...) fused into one loop over rows
+    graph_kernel_fusion.py  mindir-graph-kernel-fusion: clusters of mindir ops ->
+                            mskernel.fused kernels (MindSpore's graph-kernel fusion)
+    outline_kernels.py      mskernel-outline-kernels: each kernel -> a private function
+                            called from the host graph
+    kernel_attrs.py         the kernel's kind/target attributes (no pass)
+    row_fusion.py           msmlir-fuse-rows: linalg chains computed row by row (softmax,
+                            layernorm, ...) fused into one loop over rows
     bound_elementwise_fusion.py
-                    msmlir-bound-elementwise-fusion / msmlir-drop-fusion-barriers:
-                    a size bound for upstream linalg-fuse-elementwise-ops
+                            msmlir-bound-elementwise-fusion / msmlir-drop-fusion-barriers:
+                            a size bound for upstream linalg-fuse-elementwise-ops
 """
-from . import bound_elementwise_fusion, row_fusion  # noqa: F401  (register the passes)
+from . import (bound_elementwise_fusion, graph_kernel_fusion, outline_kernels,  # noqa: F401
+               row_fusion)  # (register the passes)

@@ -6,3 +6,4 @@
                              -> constants (self-contained exported models)
 """
 from . import embed_parameters, functionalize_assign  # noqa: F401  (register the passes)
+from . import expand_composites  # noqa: F401,E402  (mindir-expand-composites)

@@ -1,4 +1,4 @@
-"""Kernel-level passes: compute kernels (mskernel.fused {kind = "compute"}).
+"""Kernel-level passes: compute kernels (mskernel.fused {kind = #mskernel.kind<compute>}).
 
     autodiff.py       differentiate_kernel(): AKG-style operator-level AD, the
                       entry point graph-level AD calls for kernels without a bprop

@@ -1,7 +1,7 @@
 """Kernel-level AD: the backward kernel of a compute definition (AKG-style).
 
 `differentiate_kernel(fused, wrt, dout)` builds, at the current insertion
-point, one `mskernel.fused {kind = "compute"}` kernel computing the gradients of
+point, one `mskernel.fused {kind = #mskernel.kind<compute>}` kernel computing the gradients of
 the forward kernel `fused` with respect to its inputs `wrt`, given the
 gradients `dout` of its results. It works on the IR (any compute kernel made of
 linalg.generic stages, whether written with the msmlir.kernel DSL or by hand).
@@ -59,6 +59,7 @@ from typing import Sequence
 from mlir import ir
 
 from msmlir.dialects import mskernel
+from msmlir.dialects.enums import FusionKind, KernelTarget, enum_case, enum_name
 
 from . import builders as B
 from . import expr as E
@@ -135,7 +136,7 @@ class _Backward:
             outer += list(fwd.results)
         # Build into a temporary kernel holding every candidate input; the real one,
         # with only the inputs used, replaces it at the end.
-        tmp = mskernel.FusedOp([], outer, target=_str_attr(fwd, "target", "cpu"), kind="compute")
+        tmp = mskernel.FusedOp([], outer, target=_target(fwd), kind=FusionKind.compute)
         block = tmp.regions[0].blocks.append(*[v.type for v in outer])
         self.block = block
         bargs = list(block.arguments)
@@ -186,7 +187,7 @@ class _Backward:
         used = [i for i, a in enumerate(bargs) if _has_uses(a)]
         with ir.InsertionPoint(tmp):
             final = mskernel.FusedOp([g.type for g in computed], [outer[i] for i in used],
-                                     target=_str_attr(fwd, "target", "cpu"), kind="compute")
+                                     target=_target(fwd), kind=FusionKind.compute)
         final.operation.attributes["mskernel.grad_wrt"] = ir.DenseI64ArrayAttr.get(
             [i for i, g in zip(self.wrt, grads) if g is not None and g not in passthrough])
         nblock = final.regions[0].blocks.append(*[outer[i].type for i in used])
@@ -399,10 +400,10 @@ def _emit_add(a: ir.Value, b: ir.Value) -> ir.Value:
     return ir.Operation.create("arith.addf", results=[a.type], operands=[a, b]).result
 
 
-def _str_attr(op, name, default):
-    if name in op.attributes:
-        return ir.StringAttr(op.attributes[name]).value
-    return default
+def _target(op) -> KernelTarget:
+    """The target of kernel `op` (a KernelTarget member, cpu when absent)."""
+    attrs = op.attributes
+    return enum_case(KernelTarget, enum_name(attrs["target"] if "target" in attrs else None, "cpu"))
 
 
 def _has_uses(v: ir.Value) -> bool:

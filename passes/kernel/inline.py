@@ -7,7 +7,7 @@ operands, the yielded values its results. Compute kernels (the msmlir.kernel
 DSL and kernel-level AD) carry linalg.generic bodies; graph kernels carry mindir
 ops, which convert-mindir-to-linalg lowers afterwards.
 
-Options:
+Options (case names of the enums `#mskernel.target<...>`/`#mskernel.kind<...>`):
   target=cpu     inline only kernels with this `target` ("" = every target)
   kinds=         comma-separated `kind`s to inline ("" = every kind)
 
@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from mlir import ir
 
-from ..registry import Option, register_pass
+from msmlir.dialects.enums import FusionKind, KernelTarget, enum_case, enum_name
+
+from ..registry import Option, PassFailure, register_pass
 
 
 def _kernels(op: ir.Operation, out: list):
@@ -32,8 +34,8 @@ def _kernels(op: ir.Operation, out: list):
                     _kernels(inner, out)
 
 
-def _attr_str(op, name, default=""):
-    return ir.StringAttr(op.attributes[name]).value if name in op.attributes else default
+def _enum_attr(op, name, default):
+    return enum_name(op.attributes[name] if name in op.attributes else None, default)
 
 
 def inline_kernel(fused) -> list[ir.Value]:
@@ -57,15 +59,22 @@ def inline_kernel(fused) -> list[ir.Value]:
                options={"target": Option(str, "cpu", "inline kernels of this target only ('' = all)"),
                         "kinds": Option(str, "", "comma-separated kernel kinds to inline ('' = all)")})
 def inline_kernels(module: ir.Operation, *, target: str, kinds: str):
-    wanted = {k.strip() for k in kinds.split(",") if k.strip()}
+    try:  # option values are enum case names
+        if target:
+            enum_case(KernelTarget, target, "mskernel-inline-kernels: target")
+        wanted = {str(enum_case(FusionKind, k.strip(), "mskernel-inline-kernels: kind"))
+                  for k in kinds.split(",") if k.strip()}
+    except ValueError as e:
+        module.location.emit_error(str(e))
+        raise PassFailure() from None
     found: list = []
     _kernels(module, found)
     # innermost first is not needed (kernels do not nest in practice), but inlining
     # an outer kernel moves inner ones intact, so order does not matter.
     for op in found:
-        if target and _attr_str(op, "target", "cpu") != target:
+        if target and _enum_attr(op, "target", "cpu") != target:
             continue
-        if wanted and _attr_str(op, "kind", "opaque") not in wanted:
+        if wanted and _enum_attr(op, "kind", "opaque") not in wanted:
             continue
         inline_kernel(op)
     _erase_unused_fdiff_functions(module)

@@ -26,6 +26,7 @@ from ..common.linalg import MIN_WORK
 from ..registry import Option, get_pass, register_pipeline
 
 _CODEGEN_DEFAULT = os.environ.get("MSMLIR_CPU_CODEGEN", "1") not in ("0", "false", "")
+_GRAPH_KERNEL_DEFAULT = os.environ.get("MSMLIR_GRAPH_KERNEL", "1") not in ("0", "false", "")
 _THREADS_DEFAULT = int(os.environ.get("MSMLIR_CPU_THREADS", "1") or 1)
 
 # Graph-level expansion (gradients become functions, callees are inlined, the
@@ -33,6 +34,30 @@ _THREADS_DEFAULT = int(os.environ.get("MSMLIR_CPU_THREADS", "1") or 1)
 # parameter assigns become written-back results): msmlir.compiler runs it alone
 # first to read the final public signatures, then `cpu_lowering` for the rest.
 GRAPH_PREPARE = "mindir-autodiff,inline,symbol-dce,mindir-functionalize-assign"
+
+
+
+# Composite ops expanded for fusion. layer_norm and batch_norm stay whole
+# for now: expanded, their [rows, 1] statistics put reshapes between the
+# reductions and msmlir-fuse-rows no longer makes one row loop of them (2x
+# slower); they are single-op kernels until row fusion looks through reshapes.
+EXPANDED = ("softmax,log_softmax,softmax_cross_entropy_with_logits,"
+            "sparse_softmax_cross_entropy_with_logits,gelu,silu,sigmoid,softplus,leaky_relu,"
+            "bias_add")
+
+
+def kernels(graph_kernel: bool) -> str:
+    """The kernel level's entrance: composites expanded, the graph cut into
+    kernels (fused clusters, or one op each without graph-kernel fusion),
+    each outlined into a function that the codegen below compiles on its own."""
+    expand = f"mindir-expand-composites{{ops={EXPANDED}}},canonicalize,cse," if graph_kernel else ""
+    return (f"{expand}mindir-graph-kernel-fusion{{enable={str(graph_kernel).lower()}}},"
+            "mskernel-outline-kernels")
+
+
+# The compiled kernels are inlined back into the host function before
+# bufferization: on the CPU a kernel call is a plain loop nest in the caller.
+_INLINE_KERNELS = "inline,symbol-dce"
 
 _TO_LINALG = ("mskernel-inline-kernels,convert-mindir-to-linalg,canonicalize,cse,"
               "msmlir-bound-elementwise-fusion,linalg-fuse-elementwise-ops,"
@@ -98,6 +123,9 @@ _ASYNC_TO_LLVM = (
 )
 
 OPTIONS = {
+    "graph-kernel": Option(bool, _GRAPH_KERNEL_DEFAULT,
+                           "graph-kernel fusion (false: one kernel per op; "
+                           "set_context(enable_graph_kernel=...))"),
     "codegen": Option(bool, _CODEGEN_DEFAULT,
                       "tile/vectorize/pack on tensors (false: the plain scalar-loop path)"),
     "threads": Option(int, _THREADS_DEFAULT, "tasks per big op on the async runtime (1: serial)"),
@@ -109,10 +137,13 @@ OPTIONS = {
 
 
 def tensor_codegen(threads: int, min_work: int) -> str:
-    """The codegen stage on tensors: packed matmuls, then the other named ops
-    generalized, row-wise chains fused, everything else tiled and vectorized."""
-    return (f"msmlir-cpu-pack-matmul{{threads={threads}}},"
+    """The codegen stage on tensors: convolutions as im2col + matmul, packed
+    matmuls, then the other named ops generalized, pooling windows
+    vectorized, row-wise chains fused, everything else tiled and vectorized."""
+    return (f"msmlir-cpu-conv-to-matmul{{threads={threads}}},"
+            f"msmlir-cpu-pack-matmul{{threads={threads}}},"
             "msmlir-cpu-generalize,"
+            f"msmlir-cpu-vectorize-windows{{threads={threads} min-work={min_work}}},"
             f"msmlir-fuse-rows{{threads={threads} min-work={min_work}}},"
             f"msmlir-cpu-tile-vectorize{{threads={threads} min-work={min_work}}}")
 
@@ -120,10 +151,11 @@ def tensor_codegen(threads: int, min_work: int) -> str:
 @register_pipeline("msmlir-cpu-pipeline",
                    "mindir -> linalg -> tiled/vectorized -> bufferized -> LLVM dialect (CPU JIT/AOT)",
                    options=OPTIONS)
-def cpu_pipeline(*, codegen: bool, threads: int, globalize: bool, fast_math: bool,
-                 min_work: int) -> str:
-    return ",".join([GRAPH_PREPARE, _lowering(codegen=codegen, threads=threads, globalize=globalize,
-                                              fast_math=fast_math, min_work=min_work)])
+def cpu_pipeline(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
+                 fast_math: bool, min_work: int) -> str:
+    return ",".join([GRAPH_PREPARE, _lowering(
+        graph_kernel=graph_kernel, codegen=codegen, threads=threads, globalize=globalize,
+        fast_math=fast_math, min_work=min_work)])
 
 
 def cpu_lowering(**options) -> str:
@@ -133,28 +165,43 @@ def cpu_lowering(**options) -> str:
     return _lowering(**get_pass("msmlir-cpu-pipeline").kwargs(options))
 
 
-def _lowering(*, codegen: bool, threads: int, globalize: bool, fast_math: bool,
-              min_work: int) -> str:
+def cpu_lowering_stages(**options) -> list[tuple[str, str]]:
+    """cpu_lowering as named stages [(name, pipeline text)], run one after the
+    other (what `set_context(save_graphs=True)` dumps after)."""
+    return _stages(**get_pass("msmlir-cpu-pipeline").kwargs(options))
+
+
+def _lowering(**options) -> str:
+    return ",".join(text for _, text in _stages(**options))
+
+
+def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
+            fast_math: bool, min_work: int) -> list[tuple[str, str]]:
     if not codegen:
-        return ",".join([_TO_LINALG, _BUFFERIZE, _TO_LLVM])
-    stages = [_TO_LINALG, tensor_codegen(threads, min_work)]
+        return [("kernels", kernels(graph_kernel)), ("linalg", _TO_LINALG),
+                ("bufferized", ",".join([_INLINE_KERNELS, _BUFFERIZE])), ("llvm", _TO_LLVM)]
+    codegen_stage = [tensor_codegen(threads, min_work)]
     if fast_math:
-        stages.append("msmlir-cpu-fast-math")
-    stages += ["canonicalize,cse", _BUFFERIZE_HEAD]
+        codegen_stage.append("msmlir-cpu-fast-math")
+    codegen_stage.append("canonicalize,cse")
+    bufferize = [_INLINE_KERNELS, _BUFFERIZE_HEAD]
     if globalize:
-        stages.append("msmlir-cpu-globalize-allocs")
-    stages += [_BUFFERIZE_TAIL,
-               # (1-D transfers: works around an upstream fold-memref-alias-ops bug
-               # on n-D transfer_reads of memref.expand_shape views)
-               "msmlir-cpu-unroll-transfers,fold-memref-alias-ops,canonicalize,cse",
-               f"msmlir-cpu-lower-vectors{{threads={threads}}}"]
+        bufferize.append("msmlir-cpu-globalize-allocs")
+    bufferize += [_BUFFERIZE_TAIL,
+                  # (1-D transfers: works around an upstream fold-memref-alias-ops bug
+                  # on n-D transfer_reads of memref.expand_shape views)
+                  "msmlir-cpu-unroll-transfers,fold-memref-alias-ops,canonicalize,cse"]
+    llvm = [f"msmlir-cpu-lower-vectors{{threads={threads}}}"]
     if threads > 1:
-        stages.append(_ASYNC_TO_LLVM)
-    stages.append(_VECTOR_TO_LLVM)
-    return ",".join(stages)
+        llvm.append(_ASYNC_TO_LLVM)
+    llvm.append(_VECTOR_TO_LLVM)
+    return [("kernels", kernels(graph_kernel)), ("linalg", _TO_LINALG),
+            ("codegen", ",".join(codegen_stage)), ("bufferized", ",".join(bufferize)),
+            ("llvm", ",".join(llvm))]
 
 
 @register_pipeline("msmlir-cpu-bufferize",
                    "mindir -> linalg -> bufferized memrefs with out-parameters (stops before loops)")
 def cpu_bufferize() -> str:
-    return ",".join([GRAPH_PREPARE, _TO_LINALG, _BUFFERIZE])
+    return ",".join([GRAPH_PREPARE, kernels(_GRAPH_KERNEL_DEFAULT), _TO_LINALG, _INLINE_KERNELS,
+                     _BUFFERIZE])

@@ -12,6 +12,7 @@ it so that the frontend, the passes and the runtime can exchange IR.
 """
 from __future__ import annotations
 
+import os
 import threading
 
 from mlir import ir
@@ -19,7 +20,8 @@ from mlir import ir
 from . import _native
 from .runtime.compiled_module import CompiledModule, Signature, host_callbacks_of, tensor_signature
 from msmlir.passes import run_pipeline
-from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering
+from msmlir.passes.fusion.outline_kernels import KERNEL_ATTR, STATS_ATTR
+from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering_stages
 from msmlir.passes.registry import get_pass, parse_options
 
 _CONTEXT: ir.Context | None = None
@@ -40,10 +42,67 @@ def context() -> ir.Context:
 _PREPARE = f"builtin.module({GRAPH_PREPARE})"
 
 
-def _lowering() -> str:
-    """msmlir-cpu-pipeline after GRAPH_PREPARE, with the pipeline's current option defaults."""
+def _lowering_stages() -> list[tuple[str, str]]:
+    """msmlir-cpu-pipeline after GRAPH_PREPARE, with the pipeline's current
+    option defaults, as named stages."""
     info = get_pass("msmlir-cpu-pipeline")
-    return cpu_lowering(**parse_options(info, None))
+    return cpu_lowering_stages(**parse_options(info, None))
+
+
+_SAVE_GRAPHS: dict = {"path": None, "count": 0}
+_LAST_STATS: dict = {}
+
+
+def save_graphs(path: str | None) -> None:
+    """Dump every compiled module after each stage, and each kernel, under
+    `path` (None: stop). `set_context(save_graphs=True, save_graphs_path=...)`
+    calls this."""
+    _SAVE_GRAPHS["path"] = path
+
+
+def _dump_dir(module: ir.Module) -> str | None:
+    path = _SAVE_GRAPHS["path"]
+    if path is None:
+        return None
+    _SAVE_GRAPHS["count"] += 1
+    names = [ir.StringAttr(op.attributes["sym_name"]).value.removeprefix(_MANGLE)
+             for op in module.body.operations
+             if op.operation.name == "func.func" and "sym_visibility" not in op.attributes]
+    d = os.path.join(path, f"graph_{_SAVE_GRAPHS['count']:03d}_{(names or ['module'])[0]}")
+    os.makedirs(os.path.join(d, "kernels"), exist_ok=True)
+    return d
+
+
+def _dump(d: str | None, index: int, stage: str, module: ir.Module) -> None:
+    if d is None:
+        return
+    with open(os.path.join(d, f"{index:02d}_{stage}.mlir"), "w") as f:
+        f.write(module.operation.get_asm(enable_debug_info=True))
+    if stage == "kernels":
+        for op in module.body.operations:
+            if op.operation.name == "func.func" and KERNEL_ATTR in op.attributes:
+                name = ir.StringAttr(op.attributes["sym_name"]).value
+                with open(os.path.join(d, "kernels", f"{name}.mlir"), "w") as f:
+                    f.write(op.operation.get_asm(enable_debug_info=True))
+
+
+def kernel_stats(module: ir.Module) -> dict:
+    """{kernels, calls, bytes} that mskernel-outline-kernels recorded on the module."""
+    if STATS_ATTR not in module.operation.attributes:
+        return {}
+    stats = ir.DictAttr(module.operation.attributes[STATS_ATTR])
+    return {k: ir.IntegerAttr(stats[k]).value for k in ("kernels", "calls", "bytes")}
+
+
+def last_kernel_summary() -> str:
+    """One line on the kernels of the last compiled module: kernel calls per
+    call of its functions (a call inside a loop counts once), distinct
+    kernels, and the bytes those calls read and write."""
+    s = _LAST_STATS
+    if not s:
+        return "no module compiled yet"
+    return (f"{s['calls']} kernel calls ({s['kernels']} distinct kernels), "
+            f"{s['bytes'] / 1e6:.2f} MB read+written by kernels")
 
 
 _MANGLE = "msmlir__"
@@ -80,8 +139,21 @@ def _compile(module: ir.Module, opt_level: int) -> CompiledModule:
             op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         callbacks = host_callbacks_of(module)
         _mangle_function_names(module)
-        run_pipeline(module, f"builtin.module({_lowering()})")
-    return CompiledModule(module, signatures, callbacks, _MANGLE, opt_level)
+        dump = _dump_dir(module)
+        _dump(dump, 0, "graph", module)
+        stages = _lowering_stages()
+        if dump is None:
+            run_pipeline(module, "builtin.module(" + ",".join(t for _, t in stages) + ")")
+        else:
+            for i, (stage, text) in enumerate(stages, 1):
+                run_pipeline(module, f"builtin.module({text})")
+                _dump(dump, i, stage, module)
+        stats = kernel_stats(module)
+        _LAST_STATS.clear()
+        _LAST_STATS.update(stats)
+    compiled = CompiledModule(module, signatures, callbacks, _MANGLE, opt_level)
+    compiled.kernel_stats = stats
+    return compiled
 
 
 def compile_module(module: ir.Module, opt_level: int = 3) -> CompiledModule:

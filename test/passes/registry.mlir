@@ -15,6 +15,7 @@
 // HELP-NEXT:   ops=<str> {{ *}}- which math ops to rewrite (default: exp,tanh,erf)
 // HELP-NEXT:   min-lanes=<int> {{ *}}- {{.*}} (default: 8)
 // HELP:      --msmlir-cpu-pipeline
+// HELP-NEXT:   graph-kernel=<bool> {{ *}}- {{.*}} (default: {{true|false}})
 // HELP-NEXT:   codegen=<bool> {{ *}}- {{.*}} (default: {{true|false}})
 // HELP-NEXT:   threads=<int>
 // HELP-NEXT:   globalize=<bool> {{ *}}- {{.*}} (default: false)

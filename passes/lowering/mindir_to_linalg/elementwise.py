@@ -14,6 +14,8 @@ import math as pymath
 from mlir import ir
 from mlir.dialects import arith, math
 
+from msmlir.dialects.enums import enum_name, is_enum_attr
+
 from . import builders as B
 from . import lowering
 
@@ -29,7 +31,8 @@ def result_type(op, i: int = 0) -> ir.RankedTensorType:
 
 
 def attr(op, name: str, default=None):
-    """The Python value of attribute `name` (bool/int/float/str/list[int])."""
+    """The Python value of attribute `name` (bool/int/float/str/list[int]; the
+    case name, a str, for an enum attribute such as #mindir.pad_mode<same>)."""
     attrs = op.operation.attributes
     if name not in attrs:
         return default
@@ -44,6 +47,8 @@ def attr(op, name: str, default=None):
         return a.value
     if isinstance(a, ir.DenseI64ArrayAttr):
         return list(a)
+    if is_enum_attr(a):
+        return enum_name(a)
     return a
 
 

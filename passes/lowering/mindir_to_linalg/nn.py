@@ -3,7 +3,8 @@ pooling and its gradients, softmax/log_softmax, layer/batch norm, dropout,
 one_hot and the softmax cross-entropy losses.
 
 Conventions (see dialects/MindIR.td and lib/MindIROps.cpp):
-- conv/pool are NCHW (weights OIHW); pad_mode "valid" (no padding), "same"
+- conv/pool are NCHW (weights OIHW); pad_mode (#mindir.pad_mode<...>, read
+  with msmlir.dialects.enums.enum_name) "valid" (no padding), "same"
   (out = ceil(in / stride), total padding max((out-1)*s + eff - in, 0) split
   with the extra row/column at the bottom/right) or "pad" (explicit
   [top, bottom, left, right]).
@@ -40,6 +41,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, tensor
 
 import msmlir.dialects.mindir  # noqa: F401  (registers the op view classes)
+from msmlir.dialects.enums import enum_name
 
 from . import lowering
 from .builders import (STREAM_DROPOUT, constant, empty, fill, linear_index, rng_key, rng_offset,
@@ -61,10 +63,6 @@ def _int(attr) -> int:
 
 def _float(attr) -> float:
     return ir.FloatAttr(attr).value
-
-
-def _str(attr) -> str:
-    return ir.StringAttr(attr).value
 
 
 def _shape(v: ir.Value) -> list[int]:
@@ -152,7 +150,7 @@ class _Conv:
     def __init__(self, op, in_shape, w_shape):
         self.stride = _ints(op.stride)
         self.dilation = _ints(op.dilation)
-        self.mode = _str(op.pad_mode)
+        self.mode = enum_name(op.pad_mode)
         pad = _ints(op.pad)
         self.group = _int(op.group)
         self.k = w_shape[2:]
@@ -166,7 +164,7 @@ class _Pool:
     def __init__(self, op, in_shape):
         self.k = _ints(op.kernel_size)
         self.stride = _ints(op.strides)
-        self.mode = _str(op.pad_mode)
+        self.mode = enum_name(op.pad_mode)
         pad = _ints(op.pad)
         self.pads = [window_pads(self.mode, in_shape[2 + i], self.k[i], self.stride[i], 1,
                                  pad[2 * i], pad[2 * i + 1]) for i in range(2)]

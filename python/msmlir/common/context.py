@@ -11,6 +11,12 @@ from __future__ import annotations
 import threading
 import warnings
 
+from msmlir import compiler
+from msmlir.passes.registry import get_pass, set_option_defaults
+
+# the pipeline's own default (environment), restored by _reset_context
+_GRAPH_KERNEL_DEFAULT = get_pass("msmlir-cpu-pipeline").defaults()["graph-kernel"]
+
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
 
 GRAPH_MODE = 0
@@ -18,7 +24,11 @@ PYNATIVE_MODE = 1
 
 _DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
 
-# Keys MindSpore 2.x accepts; msmlir only interprets `mode` and `device_target`.
+# Keys MindSpore 2.x accepts; msmlir interprets `mode`, `device_target`,
+# `enable_graph_kernel` (graph-kernel fusion on/off: the msmlir-cpu-pipeline
+# option graph-kernel, default on, MSMLIR_GRAPH_KERNEL=0 in the environment
+# turns it off) and `save_graphs`/`save_graphs_path` (IR after each stage and
+# every kernel, dumped by msmlir.compiler).
 _DEFAULTS = {
     "mode": PYNATIVE_MODE,
     "device_target": "CPU",
@@ -34,7 +44,7 @@ _DEFAULTS = {
     "max_device_memory": "1024GB",
     "variable_memory_max_size": "",
     "mempool_block_size": "1GB",
-    "enable_graph_kernel": False,
+    "enable_graph_kernel": None,      # the pipeline's default (see get_context)
     "graph_kernel_flags": "",
     "enable_reduce_precision": True,
     "check_bprop": False,
@@ -93,6 +103,14 @@ def set_context(**kwargs):
                               f"{value} backend yet: graphs are compiled and run on the CPU "
                               f"(kernel semantics such as BatchNorm's follow {value!r})",
                               RuntimeWarning, stacklevel=2)
+        elif key == "enable_graph_kernel":
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'set_context', 'enable_graph_kernel' must be a bool, "
+                                f"but got {type(value).__name__}.")
+        elif key == "save_graphs":
+            if not isinstance(value, (bool, int)) or not 0 <= int(value) <= 3:
+                raise ValueError(f"For 'set_context', 'save_graphs' must be a bool or an int "
+                                 f"in [0, 3], but got {value!r}.")
         elif key == "device_id":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4096:
                 raise ValueError(f"For 'set_context', 'device_id' must be an int in [0, 4096), "
@@ -100,6 +118,17 @@ def set_context(**kwargs):
         updates[key] = value
     with _LOCK:
         _CONTEXT.update(updates)
+        _apply(updates)
+
+
+def _apply(updates: dict) -> None:
+    """Hands the keys msmlir interprets to the compiler."""
+    if "enable_graph_kernel" in updates:
+        set_option_defaults("msmlir-cpu-pipeline",
+                            {"graph-kernel": bool(_CONTEXT["enable_graph_kernel"])})
+    if "save_graphs" in updates or "save_graphs_path" in updates:
+        compiler.save_graphs(str(_CONTEXT["save_graphs_path"]) if _CONTEXT["save_graphs"]
+                             else None)
 
 
 def get_context(attr_key):
@@ -108,11 +137,17 @@ def get_context(attr_key):
         raise ValueError(f"For 'context.get_context', the argument {attr_key} is not "
                          f"recognized!")
     with _LOCK:
+        if attr_key == "enable_graph_kernel" and _CONTEXT[attr_key] is None:
+            return get_pass("msmlir-cpu-pipeline").defaults()["graph-kernel"]
         return _CONTEXT[attr_key]
 
 
 def _reset_context():
     """Test helper: restores the defaults."""
     with _LOCK:
+        changed = {k: v for k, v in _CONTEXT.items() if _DEFAULTS[k] != v}
         _CONTEXT.clear()
         _CONTEXT.update(_DEFAULTS)
+        if changed.pop("enable_graph_kernel", None) is not None:
+            set_option_defaults("msmlir-cpu-pipeline", {"graph-kernel": _GRAPH_KERNEL_DEFAULT})
+        _apply(changed)

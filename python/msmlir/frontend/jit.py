@@ -17,6 +17,13 @@ from ..arraylike import result_wrapper, wrap_results
 from ..errors import CompileError
 from .parser import invoke
 from .trace import BUILD_LOCK, Lowered, abstract_args, build_module, strip_error
+from msmlir.passes.registry import get_pass
+
+
+def _pipeline_defaults() -> tuple:
+    """The CPU pipeline's option defaults (set_context changes some): part of
+    the cache key, so a function compiled before the change is recompiled."""
+    return tuple(sorted(get_pass("msmlir-cpu-pipeline").defaults().items()))
 
 __all__ = ["jit", "JitFunction", "BoundJit", "Lowered", "BUILD_LOCK"]
 
@@ -75,6 +82,7 @@ class JitFunction:
     # -- building -------------------------------------------------------------------------
     def _lowered(self, args, kwargs):
         key, a, k, arrays = abstract_args(args, kwargs)
+        key = (key, _pipeline_defaults())          # set_context may change how it compiles
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:

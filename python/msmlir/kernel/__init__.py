@@ -7,7 +7,7 @@
     def matmul(a: In[("n", "k")], b: In[("k", "m")]):
         return compute(("n", "m"), lambda i, j: reduce_sum(lambda k: a[i, k] * b[k, j], k="k"))
 
-A kernel becomes an `mskernel.fused {kind = "compute"}` op whose body is one
+A kernel becomes an `mskernel.fused {kind = #mskernel.kind<compute>}` op whose body is one
 linalg.generic per stage; `Kernel.grad` / the mskernel-autodiff pass /
 `msmlir.passes.kernel.differentiate_kernel` generate its backward kernels
 (kernel-level AD with zero elimination). See kernel.py and dsl.py.

@@ -1,4 +1,4 @@
-"""@kernel: compute definitions -> `mskernel.fused {kind = "compute"}` kernels.
+"""@kernel: compute definitions -> `mskernel.fused {kind = #mskernel.kind<compute>}` kernels.
 
     from msmlir.kernel import kernel, In, compute, reduce_sum, exp
 
@@ -34,6 +34,7 @@ from mlir import ir
 from mlir.dialects import func as func_d
 
 from msmlir.dialects import mskernel
+from msmlir.dialects.enums import FusionKind, KernelTarget, enum_case
 from msmlir.passes.symbols import unique_symbol
 
 from .dsl import (Expr, Idx, IndexVar, KernelDefinitionError, Stage, Tensor, Trace, _TRACES,
@@ -96,7 +97,7 @@ class Kernel:
                  fdiff: dict | None = None):
         self.fn = fn
         self.name = name or fn.__name__
-        self.target = target
+        self.target = str(enum_case(KernelTarget, target, f"kernel {self.name}: target"))
         try:  # annotations may be strings (from __future__ import annotations)
             sig = inspect.signature(fn, eval_str=True)
         except Exception:
@@ -187,7 +188,8 @@ class Kernel:
         types = [ir.RankedTensorType.get(list(t.shape), ir.Type.parse(t.dtype))
                  for t in tr.outputs]
         with loc:
-            op = mskernel.FusedOp(types, list(values), target=self.target, kind="compute")
+            op = mskernel.FusedOp(types, list(values), target=enum_case(KernelTarget, self.target),
+                                  kind=FusionKind.compute)
             block = op.regions[0].blocks.append(*[v.type for v in values])
             env = {t: a for t, a in zip(tr.inputs, block.arguments)}
             plans = {}

@@ -5,6 +5,7 @@ import builtins
 
 from .. import dtype as _dt
 import msmlir.frontend.builder as _b
+from ..dialects.enums import DataFormat, GeluApproximate, enum_case
 from ._base import (TensorValue, cast_to, emit, mindir, norm_axes, norm_axis, primitive, promote,
                     scalar_const, to_tensor)
 
@@ -208,12 +209,11 @@ def leaky_relu(input, alpha=0.2):
 @primitive
 def gelu(input_x, approximate="none"):
     """GELU (ops.gelu): approximate='none' (erf form, the MindSpore default) or 'tanh'."""
-    if approximate not in ("none", "tanh"):
-        _b.error(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    mode = enum_case(GeluApproximate, approximate, "gelu: approximate")
     t = to_tensor(input_x)
     if not t.dtype.is_float:
         t = cast_to(t, _dt.float32)
-    return emit(mindir.GeluOp, t.value, approximate=_b.str_attr(approximate))
+    return emit(mindir.GeluOp, t.value, approximate=mode)
 
 
 @primitive
@@ -561,10 +561,9 @@ def mat_mul(x, y, transpose_a=False, transpose_b=False):
 @primitive
 def bias_add(input_x, bias, data_format="NCHW"):
     """input_x + bias along the channel dim (ops.bias_add)."""
-    if data_format not in ("NCHW", "NHWC", "NCDHW"):
-        _b.error(f"bias_add: unsupported data_format {data_format!r}")
+    fmt = enum_case(DataFormat, data_format, "bias_add: data_format")
     x, b = promote(input_x, bias)
-    return emit(mindir.BiasAddOp, x.value, b.value, data_format=_b.str_attr(data_format))
+    return emit(mindir.BiasAddOp, x.value, b.value, data_format=fmt)
 
 
 @primitive

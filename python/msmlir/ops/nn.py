@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtype as _dt
 import msmlir.frontend.builder as _b
+from ..dialects.enums import PadMode, enum_case
 from ..frontend.trace import eager_call, rng_offset
 from ._base import TensorValue, cast_to, emit, int_tuple, mindir, norm_axis, primitive, promote, to_tensor
 from .array import reshape
@@ -198,13 +199,15 @@ def _pad4(padding):
     return p
 
 
+def _pad_mode(pad_mode, pad):
+    """The PadMode enum for a user's pad_mode string; non-zero `pad` implies 'pad'."""
+    mode = enum_case(PadMode, pad_mode, "pad_mode")
+    return PadMode.pad if any(pad) and mode == PadMode.valid else mode
+
+
 def _conv_attrs(stride, pad_mode, padding, dilation, groups):
-    if pad_mode not in ("valid", "same", "pad"):
-        _b.error(f"pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
     pad = _pad4(padding)
-    if any(pad) and pad_mode == "valid":
-        pad_mode = "pad"
-    return dict(stride=_b.i64_array(_pair(stride, "stride")), pad_mode=_b.str_attr(pad_mode),
+    return dict(stride=_b.i64_array(_pair(stride, "stride")), pad_mode=_pad_mode(pad_mode, pad),
                 pad=_b.i64_array(pad), dilation=_b.i64_array(_pair(dilation, "dilation")),
                 group=_b.i64_attr(groups))
 
@@ -241,14 +244,11 @@ def conv2d_backprop_filter(dout, input, filter_shape, stride=1, pad_mode="valid"
 
 
 def _pool_attrs(kernel_size, stride, padding, pad_mode):
-    if pad_mode not in ("valid", "same", "pad"):
-        _b.error(f"pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
+    mode = enum_case(PadMode, pad_mode, "pad_mode")
     k = _pair(kernel_size, "kernel_size")
     s = k if stride is None else _pair(stride, "stride")
     pad = _pad4(padding)
-    if any(pad) and pad_mode == "valid":
-        pad_mode = "pad"
-    return _b.i64_array(k), dict(strides=_b.i64_array(s), pad_mode=_b.str_attr(pad_mode),
+    return _b.i64_array(k), dict(strides=_b.i64_array(s), pad_mode=_pad_mode(mode, pad),
                                  pad=_b.i64_array(pad))
 
 

@@ -58,8 +58,17 @@ func.func @leaky_relu_int(%x: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @gelu_bad_approximate(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'mindir.gelu' op approximate must be "tanh" or "none", got "erf"}}
-  %0 = mindir.gelu %x {approximate = "erf"} : tensor<4xf32>
+  // expected-error @+2 {{expected ::msmlir::mindir::GeluApproximate to be one of: tanh, none}}
+  // expected-error @+1 {{failed to parse MindIR_GeluApproximateAttr parameter 'value'}}
+  %0 = mindir.gelu %x {approximate = #mindir.approximate<erf>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @gelu_approximate_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mindir.gelu' op attribute 'approximate' failed to satisfy constraint: GELU formula: tanh (approximation) or none (erf)}}
+  %0 = mindir.gelu %x {approximate = "none"} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

@@ -28,11 +28,29 @@ func.func @conv2d_group(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> ten
 
 // -----
 
+// pad_mode is an enum: the parser rejects an unknown case...
 func.func @conv2d_pad_mode(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32> {
-  // expected-error @+2 {{pad_mode must be "same", "valid" or "pad", got "SAME"}}
-  // expected-error @+1 {{'mindir.conv2d' op failed to infer returned types}}
-  %0 = mindir.conv2d %x, %w {pad_mode = "SAME"} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+  // expected-error @+2 {{expected ::msmlir::mindir::PadMode to be one of: valid, same, pad}}
+  // expected-error @+1 {{failed to parse MindIR_PadModeAttr parameter 'value'}}
+  %0 = mindir.conv2d %x, %w {pad_mode = #mindir.pad_mode<SAME>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
   return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// ... and an attribute that is not a #mindir.pad_mode (the old string form).
+func.func @conv2d_pad_mode_string(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32> {
+  // expected-error @+1 {{'mindir.conv2d' op attribute 'pad_mode' failed to satisfy constraint: window padding mode: valid, same or pad}}
+  %0 = mindir.conv2d %x, %w {pad_mode = "same"} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+func.func @max_pool2d_pad_mode_other_enum(%x: tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32> {
+  // expected-error @+1 {{'mindir.max_pool2d' op attribute 'pad_mode' failed to satisfy constraint: window padding mode: valid, same or pad}}
+  %0 = mindir.max_pool2d %x {kernel_size = array<i64: 2, 2>, pad_mode = #mindir.data_format<NCHW>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
+  return %0 : tensor<1x8x16x16xf32>
 }
 
 // -----
@@ -49,7 +67,7 @@ func.func @conv2d_pad_without_pad_mode(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3
 func.func @conv2d_pad_count(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32> {
   // expected-error @+2 {{pad must have 4 values [top, bottom, left, right], got 2}}
   // expected-error @+1 {{'mindir.conv2d' op failed to infer returned types}}
-  %0 = mindir.conv2d %x, %w {pad_mode = "pad", pad = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %0 = mindir.conv2d %x, %w {pad_mode = #mindir.pad_mode<pad>, pad = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
   return %0 : tensor<1x8x8x8xf32>
 }
 
@@ -58,7 +76,7 @@ func.func @conv2d_pad_count(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) ->
 func.func @conv2d_pad_negative(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x4x6xf32> {
   // expected-error @+2 {{pad values must be non-negative}}
   // expected-error @+1 {{'mindir.conv2d' op failed to infer returned types}}
-  %0 = mindir.conv2d %x, %w {pad_mode = "pad", pad = array<i64: -1, -1, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x4x6xf32>
+  %0 = mindir.conv2d %x, %w {pad_mode = #mindir.pad_mode<pad>, pad = array<i64: -1, -1, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x4x6xf32>
   return %0 : tensor<1x8x4x6xf32>
 }
 
@@ -120,7 +138,7 @@ func.func @conv2d_wrong_result(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>)
 func.func @conv2d_backprop_input_dout(%dy: tensor<1x8x15x15xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32> {
   // expected-error @+2 {{dout has shape [1, 8, 15, 15] but [1, 8, 16, 16] was expected}}
   // expected-error @+1 {{'mindir.conv2d_backprop_input' op failed to infer returned types}}
-  %0 = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 1, 3, 32, 32>, pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x8x15x15xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
+  %0 = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 1, 3, 32, 32>, pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x8x15x15xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
   return %0 : tensor<1x3x32x32xf32>
 }
 
@@ -129,7 +147,7 @@ func.func @conv2d_backprop_input_dout(%dy: tensor<1x8x15x15xf32>, %w: tensor<8x3
 func.func @conv2d_backprop_input_negative_shape(%dy: tensor<1x8x16x16xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32> {
   // expected-error @+2 {{input shape [-1, 3, 32, 32] has a negative dim}}
   // expected-error @+1 {{'mindir.conv2d_backprop_input' op failed to infer returned types}}
-  %0 = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: -1, 3, 32, 32>, pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
+  %0 = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: -1, 3, 32, 32>, pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
   return %0 : tensor<1x3x32x32xf32>
 }
 
@@ -137,7 +155,7 @@ func.func @conv2d_backprop_input_negative_shape(%dy: tensor<1x8x16x16xf32>, %w: 
 
 func.func @conv2d_backprop_input_missing_shape(%dy: tensor<1x8x16x16xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32> {
   // expected-error @+1 {{'mindir.conv2d_backprop_input' op requires attribute 'input_shape'}}
-  %0 = mindir.conv2d_backprop_input %dy, %w {pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
+  %0 = mindir.conv2d_backprop_input %dy, %w {pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
   return %0 : tensor<1x3x32x32xf32>
 }
 
@@ -190,7 +208,7 @@ func.func @avg_pool2d_zero_kernel(%x: tensor<1x8x32x32xf32>) -> tensor<1x8x32x32
 func.func @avg_pool2d_pad_without_pad_mode(%x: tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32> {
   // expected-error @+2 {{pad must be all zero unless pad_mode is "pad", got [1, 1, 1, 1] with pad_mode "same"}}
   // expected-error @+1 {{'mindir.avg_pool2d' op failed to infer returned types}}
-  %0 = mindir.avg_pool2d %x {kernel_size = array<i64: 3, 3>, pad_mode = "same", pad = array<i64: 1, 1, 1, 1>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  %0 = mindir.avg_pool2d %x {kernel_size = array<i64: 3, 3>, pad_mode = #mindir.pad_mode<same>, pad = array<i64: 1, 1, 1, 1>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
   return %0 : tensor<1x8x32x32xf32>
 }
 

@@ -135,9 +135,17 @@ func.func @batch_matmul_contraction(%a: tensor<2x2x3xf32>, %b: tensor<2x3x4xf32>
 // -----
 
 func.func @bias_add_format(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+2 {{data_format must be "NCHW" or "NHWC", got "NCW"}}
-  // expected-error @+1 {{'mindir.bias_add' op failed to infer returned types}}
-  %0 = mindir.bias_add %x, %b {data_format = "NCW"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // expected-error @+2 {{expected ::msmlir::mindir::DataFormat to be one of: NCHW, NHWC}}
+  // expected-error @+1 {{failed to parse MindIR_DataFormatAttr parameter 'value'}}
+  %0 = mindir.bias_add %x, %b {data_format = #mindir.data_format<NCW>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @bias_add_format_string(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mindir.bias_add' op attribute 'data_format' failed to satisfy constraint: channel layout: NCHW (channels at dim 1) or NHWC (channels last)}}
+  %0 = mindir.bias_add %x, %b {data_format = "NHWC"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
 
@@ -155,7 +163,7 @@ func.func @bias_add_rank(%x: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> 
 func.func @bias_add_channels(%x: tensor<2x3x4x5xf32>, %b: tensor<3xf32>) -> tensor<2x3x4x5xf32> {
   // expected-error @+2 {{bias has shape [3] but the input has 5 channels}}
   // expected-error @+1 {{'mindir.bias_add' op failed to infer returned types}}
-  %0 = mindir.bias_add %x, %b {data_format = "NHWC"} : (tensor<2x3x4x5xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
+  %0 = mindir.bias_add %x, %b {data_format = #mindir.data_format<NHWC>} : (tensor<2x3x4x5xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
   return %0 : tensor<2x3x4x5xf32>
 }
 

@@ -102,9 +102,9 @@ func.func @activations(%x: tensor<8xf32>) {
   // CHECK: mindir.gelu %[[X]] : tensor<8xf32>
   %3 = mindir.gelu %x : tensor<8xf32>
   // CHECK: mindir.gelu %[[X]] : tensor<8xf32>
-  %4 = mindir.gelu %x {approximate = "tanh"} : tensor<8xf32>
-  // CHECK: mindir.gelu %[[X]] {approximate = "none"} : tensor<8xf32>
-  %5 = mindir.gelu %x {approximate = "none"} : tensor<8xf32>
+  %4 = mindir.gelu %x {approximate = #mindir.approximate<tanh>} : tensor<8xf32>
+  // CHECK: mindir.gelu %[[X]] {approximate = #mindir.approximate<none>} : tensor<8xf32>
+  %5 = mindir.gelu %x {approximate = #mindir.approximate<none>} : tensor<8xf32>
   // CHECK: mindir.stop_gradient %[[X]] : tensor<8xf32>
   %6 = mindir.stop_gradient %x : tensor<8xf32>
   return

@@ -9,11 +9,11 @@ func.func @conv2d(%x: tensor<1x3x32x32xf32>, %w: tensor<8x3x3x3xf32>, %g: tensor
   // CHECK: mindir.conv2d %[[X]], %[[W]] : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x30x30xf32>
   %0 = mindir.conv2d %x, %w : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x30x30xf32>
   // "same": output = ceil(in / stride).
-  // CHECK: mindir.conv2d %[[X]], %[[W]] {pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
-  %1 = mindir.conv2d %x, %w {pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
+  // CHECK: mindir.conv2d %[[X]], %[[W]] {pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %1 = mindir.conv2d %x, %w {pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
   // "pad": explicit [top, bottom, left, right].
-  // CHECK: mindir.conv2d %[[X]], %[[W]] {pad = array<i64: 1, 1, 2, 2>, pad_mode = "pad"} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x32x34xf32>
-  %2 = mindir.conv2d %x, %w {pad_mode = "pad", pad = array<i64: 1, 1, 2, 2>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x32x34xf32>
+  // CHECK: mindir.conv2d %[[X]], %[[W]] {pad = array<i64: 1, 1, 2, 2>, pad_mode = #mindir.pad_mode<pad>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x32x34xf32>
+  %2 = mindir.conv2d %x, %w {pad_mode = #mindir.pad_mode<pad>, pad = array<i64: 1, 1, 2, 2>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x32x34xf32>
   // Dilation 2: the effective kernel is 5.
   // CHECK: mindir.conv2d %[[X]], %[[W]] {dilation = array<i64: 2, 2>, stride = array<i64: 1, 3>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x28x10xf32>
   %3 = mindir.conv2d %x, %w {dilation = array<i64: 2, 2>, stride = array<i64: 1, 3>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x28x10xf32>
@@ -26,12 +26,12 @@ func.func @conv2d(%x: tensor<1x3x32x32xf32>, %w: tensor<8x3x3x3xf32>, %g: tensor
 // CHECK-LABEL: func.func @conv2d_backprop
 // CHECK-SAME: (%[[DY:.*]]: tensor<1x8x16x16xf32>, %[[W:.*]]: tensor<8x3x3x3xf32>, %[[DV:.*]]: tensor<1x8x30x30xf32>, %[[X:.*]]: tensor<1x3x32x32xf32>)
 func.func @conv2d_backprop(%dy: tensor<1x8x16x16xf32>, %w: tensor<8x3x3x3xf32>, %dv: tensor<1x8x30x30xf32>, %x: tensor<1x3x32x32xf32>) {
-  // CHECK: mindir.conv2d_backprop_input %[[DY]], %[[W]] {input_shape = array<i64: 1, 3, 32, 32>, pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
-  %0 = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 1, 3, 32, 32>, pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
+  // CHECK: mindir.conv2d_backprop_input %[[DY]], %[[W]] {input_shape = array<i64: 1, 3, 32, 32>, pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
+  %0 = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 1, 3, 32, 32>, pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x32x32xf32>
   // CHECK: mindir.conv2d_backprop_filter %[[DV]], %[[X]] {filter_shape = array<i64: 8, 3, 3, 3>} : (tensor<1x8x30x30xf32>, tensor<1x3x32x32xf32>) -> tensor<8x3x3x3xf32>
   %1 = mindir.conv2d_backprop_filter %dv, %x {filter_shape = array<i64: 8, 3, 3, 3>} : (tensor<1x8x30x30xf32>, tensor<1x3x32x32xf32>) -> tensor<8x3x3x3xf32>
-  // CHECK: mindir.conv2d_backprop_filter %[[DY]], %[[X]] {filter_shape = array<i64: 8, 3, 3, 3>, pad = array<i64: 0, 1, 0, 1>, pad_mode = "pad", stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<1x3x32x32xf32>) -> tensor<8x3x3x3xf32>
-  %2 = mindir.conv2d_backprop_filter %dy, %x {filter_shape = array<i64: 8, 3, 3, 3>, pad = array<i64: 0, 1, 0, 1>, pad_mode = "pad", stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<1x3x32x32xf32>) -> tensor<8x3x3x3xf32>
+  // CHECK: mindir.conv2d_backprop_filter %[[DY]], %[[X]] {filter_shape = array<i64: 8, 3, 3, 3>, pad = array<i64: 0, 1, 0, 1>, pad_mode = #mindir.pad_mode<pad>, stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<1x3x32x32xf32>) -> tensor<8x3x3x3xf32>
+  %2 = mindir.conv2d_backprop_filter %dy, %x {filter_shape = array<i64: 8, 3, 3, 3>, pad = array<i64: 0, 1, 0, 1>, pad_mode = #mindir.pad_mode<pad>, stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<1x3x32x32xf32>) -> tensor<8x3x3x3xf32>
   return
 }
 
@@ -40,13 +40,13 @@ func.func @conv2d_backprop(%dy: tensor<1x8x16x16xf32>, %w: tensor<8x3x3x3xf32>, 
 func.func @pooling(%x: tensor<1x8x32x32xf32>, %dy: tensor<1x8x16x16xf32>) {
   // CHECK: mindir.max_pool2d %[[X]] {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
   %0 = mindir.max_pool2d %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
-  // CHECK: mindir.max_pool2d %[[X]] {kernel_size = array<i64: 3, 3>, pad_mode = "same", strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
-  %1 = mindir.max_pool2d %x {kernel_size = array<i64: 3, 3>, pad_mode = "same", strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
+  // CHECK: mindir.max_pool2d %[[X]] {kernel_size = array<i64: 3, 3>, pad_mode = #mindir.pad_mode<same>, strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
+  %1 = mindir.max_pool2d %x {kernel_size = array<i64: 3, 3>, pad_mode = #mindir.pad_mode<same>, strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
   // Default strides [1, 1].
   // CHECK: mindir.avg_pool2d %[[X]] {kernel_size = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x31x31xf32>
   %2 = mindir.avg_pool2d %x {kernel_size = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x31x31xf32>
-  // CHECK: mindir.avg_pool2d %[[X]] {kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, pad_mode = "pad"} : (tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
-  %3 = mindir.avg_pool2d %x {kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, pad_mode = "pad"} : (tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  // CHECK: mindir.avg_pool2d %[[X]] {kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, pad_mode = #mindir.pad_mode<pad>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  %3 = mindir.avg_pool2d %x {kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, pad_mode = #mindir.pad_mode<pad>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
   // CHECK: mindir.max_pool2d_grad %[[X]], %[[DY]] {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>, tensor<1x8x16x16xf32>) -> tensor<1x8x32x32xf32>
   %4 = mindir.max_pool2d_grad %x, %dy {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>, tensor<1x8x16x16xf32>) -> tensor<1x8x32x32xf32>
   // CHECK: mindir.avg_pool2d_grad %[[DY]] {input_shape = array<i64: 1, 8, 32, 32>, kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>) -> tensor<1x8x32x32xf32>

@@ -74,9 +74,9 @@ func.func @batch_matmul(%a: tensor<8x2x3xf16>, %b: tensor<1x3x4xf16>, %c: tensor
 func.func @bias_add(%x: tensor<2x3x4x5xf32>, %b3: tensor<3xf32>, %b5: tensor<5xf32>, %m: tensor<2x3xf32>) {
   // CHECK: mindir.bias_add %[[X]], %[[B3]] : (tensor<2x3x4x5xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
   %0 = mindir.bias_add %x, %b3 : (tensor<2x3x4x5xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
-  // CHECK: mindir.bias_add %[[X]], %[[B5]] {data_format = "NHWC"} : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
-  %1 = mindir.bias_add %x, %b5 {data_format = "NHWC"} : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
+  // CHECK: mindir.bias_add %[[X]], %[[B5]] {data_format = #mindir.data_format<NHWC>} : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
+  %1 = mindir.bias_add %x, %b5 {data_format = #mindir.data_format<NHWC>} : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
   // CHECK: mindir.bias_add %[[M]], %[[B3]] : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  %2 = mindir.bias_add %m, %b3 {data_format = "NCHW"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %2 = mindir.bias_add %m, %b3 {data_format = #mindir.data_format<NCHW>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   return
 }

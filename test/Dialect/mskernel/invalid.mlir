@@ -48,8 +48,43 @@ func.func @yield_count(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @bad_target(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'mskernel.fused' op target must be "cpu", "gpu" or "ascend", got "tpu"}}
-  %r = mskernel.fused(%a) {target = "tpu"} : (tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{expected ::msmlir::mskernel::KernelTarget to be one of: cpu, gpu, ascend}}
+  // expected-error @+1 {{failed to parse MSKernel_TargetAttr parameter 'value'}}
+  %r = mskernel.fused(%a) {target = #mskernel.target<tpu>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    mskernel.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @target_string(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mskernel.fused' op attribute 'target' failed to satisfy constraint: device of a kernel: cpu, gpu or ascend}}
+  %r = mskernel.fused(%a) {target = "gpu"} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    mskernel.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @bad_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{expected ::msmlir::mskernel::FusionKind to be one of: compute, elemwise, broadcast, reduce, matmul, conv, opaque}}
+  // expected-error @+1 {{failed to parse MSKernel_KindAttr parameter 'value'}}
+  %r = mskernel.fused(%a) {kind = #mskernel.kind<injective>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    mskernel.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @kind_string(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mskernel.fused' op attribute 'kind' failed to satisfy constraint: kind of a fused kernel, read by the kernel scheduler}}
+  %r = mskernel.fused(%a) {kind = "elemwise"} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     mskernel.yield %x : tensor<4xf32>
   }

@@ -5,13 +5,13 @@
 // CHECK-LABEL: func.func @fused
 // CHECK-SAME: (%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>)
 func.func @fused(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  // CHECK: %[[R:.*]] = mskernel.fused(%[[A]], %[[B]]) {kind = "elemwise"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: %[[R:.*]] = mskernel.fused(%[[A]], %[[B]]) {kind = #mskernel.kind<elemwise>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
   // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>):
   // CHECK-NEXT:   %[[S:.*]] = mindir.add %[[X]], %[[Y]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   // CHECK-NEXT:   %[[E:.*]] = mindir.exp %[[S]] : tensor<4xf32>
   // CHECK-NEXT:   mskernel.yield %[[E]] : tensor<4xf32>
   // CHECK-NEXT: }
-  %r = mskernel.fused(%a, %b) {kind = "elemwise", target = "cpu"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  %r = mskernel.fused(%a, %b) {kind = #mskernel.kind<elemwise>, target = #mskernel.target<cpu>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
     %s = mindir.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     %e = mindir.exp %s : tensor<4xf32>
@@ -24,9 +24,9 @@ func.func @fused(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 // Several results, a non-default target; a reduction kernel.
 // CHECK-LABEL: func.func @fused_multi
 func.func @fused_multi(%a: tensor<2x8xf16>) -> (tensor<2xf16>, tensor<2x8xf16>) {
-  // CHECK: mskernel.fused(%{{.*}}) {kind = "reduce", target = "gpu"} : (tensor<2x8xf16>) -> (tensor<2xf16>, tensor<2x8xf16>) {
+  // CHECK: mskernel.fused(%{{.*}}) {kind = #mskernel.kind<reduce>, target = #mskernel.target<gpu>} : (tensor<2x8xf16>) -> (tensor<2xf16>, tensor<2x8xf16>) {
   // CHECK: mskernel.yield %{{.*}}, %{{.*}} : tensor<2xf16>, tensor<2x8xf16>
-  %r:2 = mskernel.fused(%a) {kind = "reduce", target = "gpu"} : (tensor<2x8xf16>) -> (tensor<2xf16>, tensor<2x8xf16>) {
+  %r:2 = mskernel.fused(%a) {kind = #mskernel.kind<reduce>, target = #mskernel.target<gpu>} : (tensor<2x8xf16>) -> (tensor<2xf16>, tensor<2x8xf16>) {
   ^bb0(%x: tensor<2x8xf16>):
     %s = mindir.reduce_sum %x {axes = array<i64: 1>} : (tensor<2x8xf16>) -> tensor<2xf16>
     %n = mindir.neg %x : tensor<2x8xf16>
@@ -38,12 +38,46 @@ func.func @fused_multi(%a: tensor<2x8xf16>) -> (tensor<2xf16>, tensor<2x8xf16>) 
 // A kernel on buffers with no results: the terminator is implicit.
 // CHECK-LABEL: func.func @fused_no_results
 func.func @fused_no_results(%m: memref<4xf32>) {
-  // CHECK: mskernel.fused(%{{.*}}) {target = "ascend"} : (memref<4xf32>) -> () {
+  // CHECK: mskernel.fused(%{{.*}}) {target = #mskernel.target<ascend>} : (memref<4xf32>) -> () {
   // CHECK-NEXT: ^bb0(%{{.*}}: memref<4xf32>):
   // CHECK-NEXT: }
-  mskernel.fused(%m) {target = "ascend"} : (memref<4xf32>) -> () {
+  mskernel.fused(%m) {target = #mskernel.target<ascend>} : (memref<4xf32>) -> () {
   ^bb0(%x: memref<4xf32>):
     mskernel.yield
+  }
+  return
+}
+
+// Every kernel kind round-trips; the default kind (opaque) is elided.
+// CHECK-LABEL: func.func @kinds
+// CHECK: mskernel.fused(%{{.*}}) {kind = #mskernel.kind<compute>}
+// CHECK: mskernel.fused(%{{.*}}) {kind = #mskernel.kind<elemwise>}
+// CHECK: mskernel.fused(%{{.*}}) {kind = #mskernel.kind<broadcast>}
+// CHECK: mskernel.fused(%{{.*}}) {kind = #mskernel.kind<reduce>}
+// CHECK: mskernel.fused(%{{.*}}) {kind = #mskernel.kind<matmul>}
+// CHECK: mskernel.fused(%{{.*}}) {kind = #mskernel.kind<conv>}
+// CHECK: mskernel.fused(%{{.*}}) : (memref<4xf32>) -> ()
+func.func @kinds(%m: memref<4xf32>) {
+  mskernel.fused(%m) {kind = #mskernel.kind<compute>} : (memref<4xf32>) -> () {
+  ^bb0(%x: memref<4xf32>):
+  }
+  mskernel.fused(%m) {kind = #mskernel.kind<elemwise>} : (memref<4xf32>) -> () {
+  ^bb0(%x: memref<4xf32>):
+  }
+  mskernel.fused(%m) {kind = #mskernel.kind<broadcast>} : (memref<4xf32>) -> () {
+  ^bb0(%x: memref<4xf32>):
+  }
+  mskernel.fused(%m) {kind = #mskernel.kind<reduce>} : (memref<4xf32>) -> () {
+  ^bb0(%x: memref<4xf32>):
+  }
+  mskernel.fused(%m) {kind = #mskernel.kind<matmul>} : (memref<4xf32>) -> () {
+  ^bb0(%x: memref<4xf32>):
+  }
+  mskernel.fused(%m) {kind = #mskernel.kind<conv>} : (memref<4xf32>) -> () {
+  ^bb0(%x: memref<4xf32>):
+  }
+  mskernel.fused(%m) {kind = #mskernel.kind<opaque>} : (memref<4xf32>) -> () {
+  ^bb0(%x: memref<4xf32>):
   }
   return
 }

@@ -3,7 +3,7 @@
 func.func @no_rule(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32>
     attributes {mskernel.grad = {name = "g"}} {
   // expected-error @+1 {{kernel-level autodiff: no derivative rule for 'math.atan2' in a kernel body}}
-  %r = mskernel.fused(%x, %y) {kind = "compute"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  %r = mskernel.fused(%x, %y) {kind = #mskernel.kind<compute>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
     %e = tensor.empty() : tensor<4xf32>
     %g = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
@@ -23,7 +23,7 @@ func.func @no_rule(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32>
 func.func @product(%x: tensor<2x4xf32>) -> tensor<2xf32>
     attributes {mskernel.grad = {name = "g"}} {
   // expected-error @+1 {{unsupported reduction: the body must be combine(out, f(...)) with combine one of}}
-  %r = mskernel.fused(%x) {kind = "compute"} : (tensor<2x4xf32>) -> tensor<2xf32> {
+  %r = mskernel.fused(%x) {kind = #mskernel.kind<compute>} : (tensor<2x4xf32>) -> tensor<2xf32> {
   ^bb0(%a: tensor<2x4xf32>):
     %one = arith.constant 1.0 : f32
     %e = tensor.empty() : tensor<2xf32>
@@ -45,7 +45,7 @@ func.func @product(%x: tensor<2x4xf32>) -> tensor<2xf32>
 func.func @named_op(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32>
     attributes {mskernel.grad = {name = "g"}} {
   // expected-error @+1 {{'linalg.matmul' in a compute kernel: kernel-level AD handles bodies made of linalg.generic stages}}
-  %r = mskernel.fused(%a, %b) {kind = "compute"} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %r = mskernel.fused(%a, %b) {kind = #mskernel.kind<compute>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32> {
   ^bb0(%x: tensor<2x3xf32>, %y: tensor<3x4xf32>):
     %z = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<2x4xf32>
@@ -71,7 +71,7 @@ func.func private @dx(%y: f32) -> f32 {
 }
 func.func @bad_fdiff(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mskernel.grad = {name = "g"}} {
   // expected-error @+1 {{fdiff function @dx takes 1 scalars; expected 2 (the output element, then one per input operand of the output stage)}}
-  %r = mskernel.fused(%x) {kind = "compute", mskernel.fdiff = {in0 = @dx}} : (tensor<4xf32>) -> tensor<4xf32> {
+  %r = mskernel.fused(%x) {kind = #mskernel.kind<compute>, mskernel.fdiff = {in0 = @dx}} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %e = tensor.empty() : tensor<4xf32>
     %g = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
@@ -91,7 +91,7 @@ func.func @bad_fdiff(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mskernel.gr
 // expected-error @+1 {{kernel-level autodiff: @dyn has the dynamically shaped type tensor<?xf32>: kernel-level autodiff needs static shapes}}
 func.func @dyn(%x: tensor<?xf32>) -> tensor<?xf32>
     attributes {mskernel.grad = {name = "dyn_grad"}} {
-  %r = mskernel.fused(%x) {kind = "compute"} : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = mskernel.fused(%x) {kind = #mskernel.kind<compute>} : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%xa: tensor<?xf32>):
     %c0 = arith.constant 0 : index
     %n = tensor.dim %xa, %c0 : tensor<?xf32>

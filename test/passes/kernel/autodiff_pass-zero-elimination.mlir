@@ -12,7 +12,7 @@
 // CHECK-LABEL: func.func @k_grad
 // No gradient needs the forward result, so @k_grad holds only the backward
 // kernel, which computes gradients for inputs 0 (x) and 2 (b) only.
-// CHECK-NEXT: %[[G:.*]]:2 = mskernel.fused({{.*}}) {kind = "compute", mskernel.grad_wrt = array<i64: 0, 2>}
+// CHECK-NEXT: %[[G:.*]]:2 = mskernel.fused({{.*}}) {kind = #mskernel.kind<compute>, mskernel.grad_wrt = array<i64: 0, 2>}
 // dx: every element written once (no zero fill), dout * floor(t), nothing else.
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: tensor.empty() : tensor<2x3xf32>
@@ -49,7 +49,7 @@
 #col = affine_map<(i, j) -> (j)>
 func.func @k(%x: tensor<2x3xf32>, %t: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32>
     attributes {mskernel.grad = {name = "k_grad"}} {
-  %r = mskernel.fused(%x, %t, %b) {kind = "compute"} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32> {
+  %r = mskernel.fused(%x, %t, %b) {kind = #mskernel.kind<compute>} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32> {
   ^bb0(%xa: tensor<2x3xf32>, %ta: tensor<2x3xf32>, %ba: tensor<3xf32>):
     %e = tensor.empty() : tensor<2x3xf32>
     %g = linalg.generic {indexing_maps = [#id, #id, #col, #id], iterator_types = ["parallel", "parallel"]}

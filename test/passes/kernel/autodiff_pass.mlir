@@ -39,7 +39,7 @@
 // which the backward kernel reads from the forward kernel (%[[Y]]).
 // CHECK-LABEL: func.func @rowmax_grad
 // CHECK: %[[Y:.*]] = mskernel.fused
-// CHECK: mskernel.fused(%{{.*}}, %{{.*}}, %[[Y]]) {kind = "compute", mskernel.grad_wrt = array<i64: 0>}
+// CHECK: mskernel.fused(%{{.*}}, %{{.*}}, %[[Y]]) {kind = #mskernel.kind<compute>, mskernel.grad_wrt = array<i64: 0>}
 // CHECK: ^bb0(%[[DY:.*]]: f64, %[[X:.*]]: f64, %[[YV:.*]]: f64, %{{.*}}: f64):
 // CHECK-NEXT: %[[C:.*]] = arith.cmpf oeq, %[[X]], %[[YV]] : f64
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f64
@@ -50,7 +50,7 @@
 // the backward kernel has no exp.
 // CHECK-LABEL: func.func @sigmoid_grad
 // CHECK: %[[SY:.*]] = mskernel.fused
-// CHECK: mskernel.fused(%{{.*}}, %[[SY]]) {kind = "compute", mskernel.grad_wrt = array<i64: 0>}
+// CHECK: mskernel.fused(%{{.*}}, %[[SY]]) {kind = #mskernel.kind<compute>, mskernel.grad_wrt = array<i64: 0>}
 // CHECK: ^bb0(%[[SD:.*]]: f32, %[[SV:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT: %[[OMY:.*]] = arith.subf %[[ONE]], %[[SV]] : f32
@@ -63,7 +63,7 @@
 // matmul as a compute definition: C[i, j] = sum_k A[i, k] * B[k, j]
 func.func @matmul(%a: tensor<2x4xf64>, %b: tensor<4x3xf64>) -> tensor<2x3xf64>
     attributes {mskernel.grad = {name = "matmul_grad"}} {
-  %r = mskernel.fused(%a, %b) {kind = "compute"} : (tensor<2x4xf64>, tensor<4x3xf64>) -> tensor<2x3xf64> {
+  %r = mskernel.fused(%a, %b) {kind = #mskernel.kind<compute>} : (tensor<2x4xf64>, tensor<4x3xf64>) -> tensor<2x3xf64> {
   ^bb0(%aa: tensor<2x4xf64>, %bb: tensor<4x3xf64>):
     %z = arith.constant 0.0 : f64
     %e = tensor.empty() : tensor<2x3xf64>
@@ -84,7 +84,7 @@ func.func @matmul(%a: tensor<2x4xf64>, %b: tensor<4x3xf64>) -> tensor<2x3xf64>
 // a non-injective read: out[i, j] = x[i + j] * w[j]
 func.func @hankel(%x: tensor<6xf64>, %w: tensor<4xf64>) -> tensor<3x4xf64>
     attributes {mskernel.grad = {name = "hankel_grad", wrt = array<i64: 0>}} {
-  %r = mskernel.fused(%x, %w) {kind = "compute"} : (tensor<6xf64>, tensor<4xf64>) -> tensor<3x4xf64> {
+  %r = mskernel.fused(%x, %w) {kind = #mskernel.kind<compute>} : (tensor<6xf64>, tensor<4xf64>) -> tensor<3x4xf64> {
   ^bb0(%xa: tensor<6xf64>, %wa: tensor<4xf64>):
     %e = tensor.empty() : tensor<3x4xf64>
     %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i + j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
@@ -102,7 +102,7 @@ func.func @hankel(%x: tensor<6xf64>, %w: tensor<4xf64>) -> tensor<3x4xf64>
 // upsampling: out[i] = x[i floordiv 2]
 func.func @upsample(%x: tensor<4xf64>) -> tensor<8xf64>
     attributes {mskernel.grad = {name = "upsample_grad"}} {
-  %r = mskernel.fused(%x) {kind = "compute"} : (tensor<4xf64>) -> tensor<8xf64> {
+  %r = mskernel.fused(%x) {kind = #mskernel.kind<compute>} : (tensor<4xf64>) -> tensor<8xf64> {
   ^bb0(%xa: tensor<4xf64>):
     %e = tensor.empty() : tensor<8xf64>
     %g = linalg.generic {indexing_maps = [affine_map<(i) -> (i floordiv 2)>, affine_map<(i) -> (i)>],
@@ -119,7 +119,7 @@ func.func @upsample(%x: tensor<4xf64>) -> tensor<8xf64>
 // row max: the gradient goes to the elements equal to the maximum
 func.func @rowmax(%x: tensor<2x5xf64>) -> tensor<2xf64>
     attributes {mskernel.grad = {name = "rowmax_grad"}} {
-  %r = mskernel.fused(%x) {kind = "compute"} : (tensor<2x5xf64>) -> tensor<2xf64> {
+  %r = mskernel.fused(%x) {kind = #mskernel.kind<compute>} : (tensor<2x5xf64>) -> tensor<2xf64> {
   ^bb0(%xa: tensor<2x5xf64>):
     %ninf = arith.constant 0xFFF0000000000000 : f64
     %e = tensor.empty() : tensor<2xf64>
@@ -145,7 +145,7 @@ func.func private @sigmoid_dx(%y: f32, %x: f32) -> f32 attributes {mskernel.fdif
 }
 func.func @sigmoid(%x: tensor<8xf32>) -> tensor<8xf32>
     attributes {mskernel.grad = {name = "sigmoid_grad"}} {
-  %r = mskernel.fused(%x) {kind = "compute", mskernel.fdiff = {in0 = @sigmoid_dx}} : (tensor<8xf32>) -> tensor<8xf32> {
+  %r = mskernel.fused(%x) {kind = #mskernel.kind<compute>, mskernel.fdiff = {in0 = @sigmoid_dx}} : (tensor<8xf32>) -> tensor<8xf32> {
   ^bb0(%xa: tensor<8xf32>):
     %e = tensor.empty() : tensor<8xf32>
     %g = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],

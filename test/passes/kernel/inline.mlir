@@ -1,6 +1,11 @@
 // RUN: ms-opt %s --mskernel-inline-kernels | FileCheck %s
 // RUN: ms-opt %s --mskernel-inline-kernels='target=gpu' | FileCheck %s --check-prefix=GPU
 // RUN: ms-opt %s --mskernel-inline-kernels='kinds=elemwise' | FileCheck %s --check-prefix=KIND
+// Option values are case names of #mskernel.target / #mskernel.kind.
+// RUN: not ms-opt %s --mskernel-inline-kernels='kinds=elemwise,injective' 2>&1 | FileCheck %s --check-prefix=BADKIND
+// RUN: not ms-opt %s --mskernel-inline-kernels='target=tpu' 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// BADKIND: error: mskernel-inline-kernels: kind must be 'compute', 'elemwise', 'broadcast', 'reduce', 'matmul', 'conv' or 'opaque', got 'injective'
+// BADTARGET: error: mskernel-inline-kernels: target must be 'cpu', 'gpu' or 'ascend', got 'tpu'
 
 // Kernels dissolve into the enclosing function: body arguments become the
 // kernel operands, the yielded values its results.
@@ -25,7 +30,7 @@ func.func private @k_fdiff_x(%y: f32, %x: f32) -> f32 attributes {mskernel.fdiff
 // KIND-LABEL: func.func @compute(
 // KIND: mskernel.fused
 func.func @compute(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %k = mskernel.fused(%x) {kind = "compute", mskernel.fdiff = {in0 = @k_fdiff_x}} : (tensor<4xf32>) -> tensor<4xf32> {
+  %k = mskernel.fused(%x) {kind = #mskernel.kind<compute>, mskernel.fdiff = {in0 = @k_fdiff_x}} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %e = tensor.empty() : tensor<4xf32>
     %g = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
@@ -50,7 +55,7 @@ func.func @compute(%x: tensor<4xf32>) -> tensor<4xf32> {
 // KIND-NOT: mskernel.fused
 // KIND: return
 func.func @graph_kernel(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  %r:2 = mskernel.fused(%a, %b) {kind = "elemwise"} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %r:2 = mskernel.fused(%a, %b) {kind = #mskernel.kind<elemwise>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
     %s = mindir.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     %t = mindir.exp %s : tensor<4xf32>
@@ -66,7 +71,7 @@ func.func @graph_kernel(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>,
 // GPU-NOT: mskernel.fused
 // GPU: math.exp
 func.func @gpu_kernel(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %r = mskernel.fused(%a) {kind = "compute", target = "gpu"} : (tensor<4xf32>) -> tensor<4xf32> {
+  %r = mskernel.fused(%a) {kind = #mskernel.kind<compute>, target = #mskernel.target<gpu>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %e = tensor.empty() : tensor<4xf32>
     %g = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}

@@ -87,7 +87,7 @@ for name, cls, dom in [
 case("leaky_relu", [T((2, 4))], lambda x: mindir.LeakyReluOp(x, alpha=E.f64(0.1)).result,
      [np.array([[0.5, -0.7, 1.2, -2.0], [0.3, -0.1, 2.0, -0.4]])], [0])
 case("gelu[tanh]", [T((2, 4))], U(mindir.GeluOp), [rnd((2, 4), 2)], [0], op="gelu")
-case("gelu[none]", [T((2, 4))], lambda x: mindir.GeluOp(x, approximate=ir.StringAttr.get("none")).result,
+case("gelu[none]", [T((2, 4))], lambda x: mindir.GeluOp(x, approximate=mindir.GeluApproximate.none).result,
      [rnd((2, 4), 3)], [0], op="gelu")
 
 # --- binary with broadcasting --------------------------------------------------------
@@ -159,7 +159,7 @@ for sa, sb, ta, tb in [((2, 3, 4), (2, 4, 5), False, False), ((2, 1, 3, 4), (5, 
          op="batch_matmul")
 
 for fmt, sx in [("NCHW", (2, 3, 2, 2)), ("NHWC", (2, 2, 2, 3)), ("NCHW", (4, 3))]:
-    fn = (lambda f_: lambda x, b: mindir.BiasAddOp(x, b, data_format=ir.StringAttr.get(f_)).result)(fmt)
+    fn = (lambda f_: lambda x, b: mindir.BiasAddOp(x, b, data_format=mindir.DataFormat[f_]).result)(fmt)
     case(f"bias_add[{fmt},{len(sx)}d]", [T(sx), T((3,))], fn, [rnd(sx, 44), rnd((3,), 45)], [0, 1],
          op="bias_add")
 
@@ -172,8 +172,8 @@ def _conv(**attrs):
 
 for label, sx, sw, attrs in [
     ("valid", (1, 2, 5, 5), (3, 2, 3, 3), {}),
-    ("same_s2", (2, 2, 5, 6), (3, 2, 3, 3), dict(pad_mode=ir.StringAttr.get("same"), stride=E.i64s([2, 2]))),
-    ("pad_dil2", (1, 2, 6, 6), (2, 2, 2, 3), dict(pad_mode=ir.StringAttr.get("pad"), pad=E.i64s([1, 0, 2, 1]),
+    ("same_s2", (2, 2, 5, 6), (3, 2, 3, 3), dict(pad_mode=mindir.PadMode.same, stride=E.i64s([2, 2]))),
+    ("pad_dil2", (1, 2, 6, 6), (2, 2, 2, 3), dict(pad_mode=mindir.PadMode.pad, pad=E.i64s([1, 0, 2, 1]),
                                                    dilation=E.i64s([2, 1]))),
     ("group2", (1, 4, 4, 4), (4, 2, 3, 3), dict(group=E.i64(2))),
 ]:
@@ -186,8 +186,8 @@ def _pool(cls, k, **attrs):
 
 
 for label, k, attrs in [("k2s2", [2, 2], dict(strides=E.i64s([2, 2]))),
-                        ("k3s2same", [3, 3], dict(strides=E.i64s([2, 2]), pad_mode=ir.StringAttr.get("same"))),
-                        ("k2s1pad", [2, 3], dict(pad_mode=ir.StringAttr.get("pad"), pad=E.i64s([1, 0, 1, 1])))]:
+                        ("k3s2same", [3, 3], dict(strides=E.i64s([2, 2]), pad_mode=mindir.PadMode.same)),
+                        ("k2s1pad", [2, 3], dict(pad_mode=mindir.PadMode.pad, pad=E.i64s([1, 0, 1, 1])))]:
     case(f"max_pool2d[{label}]", [T((1, 2, 5, 5))], _pool(mindir.MaxPool2DOp, k, **attrs),
          [rnd((1, 2, 5, 5), 52)], [0], op="max_pool2d")
     case(f"avg_pool2d[{label}]", [T((1, 2, 5, 5))], _pool(mindir.AvgPool2DOp, k, **attrs),
@@ -197,7 +197,7 @@ for label, k, attrs in [("k2s2", [2, 2], dict(strides=E.i64s([2, 2]))),
 # convolution/pooling.
 for label, sx, sw, attrs in [
     ("valid", (1, 2, 5, 5), (3, 2, 3, 3), {}),
-    ("same_s2_group", (1, 4, 5, 6), (4, 2, 3, 3), dict(pad_mode=ir.StringAttr.get("same"),
+    ("same_s2_group", (1, 4, 5, 6), (4, 2, 3, 3), dict(pad_mode=mindir.PadMode.same,
                                                       stride=E.i64s([2, 2]), group=E.i64(2))),
 ]:
     sy = [sx[0], sw[0], (sx[2] - sw[2]) + 1, (sx[3] - sw[3]) + 1] if not attrs else \
@@ -210,10 +210,10 @@ for label, sx, sw, attrs in [
          [rnd(sy, 56), rnd(sx, 57)], [0, 1], op="conv2d_backprop_filter")
 case("avg_pool2d_grad[k3s2same]", [T((1, 2, 3, 3))],
      lambda d: mindir.AvgPool2DGradOp(d, E.i64s([1, 2, 5, 5]), E.i64s([3, 3]), strides=E.i64s([2, 2]),
-                                      pad_mode=ir.StringAttr.get("same")).result,
+                                      pad_mode=mindir.PadMode.same).result,
      [rnd((1, 2, 3, 3), 58)], [0], op="avg_pool2d_grad")
 for label, k, attrs, sy in [("k2s2", [2, 2], dict(strides=E.i64s([2, 2])), (1, 2, 2, 2)),
-                            ("k3s2same", [3, 3], dict(strides=E.i64s([2, 2]), pad_mode=ir.StringAttr.get("same")),
+                            ("k3s2same", [3, 3], dict(strides=E.i64s([2, 2]), pad_mode=mindir.PadMode.same),
                              (1, 2, 3, 3))]:
     case(f"max_pool2d_grad[{label}]", [T((1, 2, 5, 5)), T(sy)],
          (lambda k_, a: lambda x, d: mindir.MaxPool2DGradOp(x, d, E.i64s(k_), **a).result)(k, attrs),

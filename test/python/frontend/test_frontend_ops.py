@@ -55,7 +55,7 @@ def test_elementwise_conventions():
         CHECK: mindir.greater
         CHECK: mindir.cast %arg1 : tensor<2xi32> to tensor<2xf32>
         CHECK: mindir.select
-        CHECK: mindir.gelu %arg0 {approximate = "none"}
+        CHECK: mindir.gelu %arg0 {approximate = #mindir.approximate<none>}
         CHECK: mindir.gelu %arg0 : tensor<2xf32>
         CHECK: mindir.leaky_relu %arg0 {alpha = 1.000000e-01 : f64}
     """)
@@ -153,7 +153,7 @@ def test_creation_and_nn_ops():
         CHECK: mindir.layer_norm %arg0, {{.*}} {begin_norm_axis = 1 : i64, begin_params_axis = 1 : i64, epsilon = 9.9999999999999995E-7 : f64}
         CHECK: mindir.sparse_softmax_cross_entropy_with_logits %arg0
         CHECK: mindir.reduce_mean
-        CHECK: mindir.conv2d %arg2, %arg3 {pad = array<i64: 1, 1, 1, 1>, pad_mode = "pad", stride = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+        CHECK: mindir.conv2d %arg2, %arg3 {pad = array<i64: 1, 1, 1, 1>, pad_mode = #mindir.pad_mode<pad>, stride = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
         CHECK: mindir.max_pool2d %arg2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
         CHECK: return {{.*}}, %arg0 :
     """)

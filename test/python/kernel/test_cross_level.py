@@ -102,7 +102,7 @@ def test_kernel_the_fallback_does_not_claim():
     with ctx:
         m = ir.Module.parse("""
 func.func @g(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %r = mskernel.fused(%a) {kind = "elemwise"} : (tensor<4xf32>) -> tensor<4xf32> {
+  %r = mskernel.fused(%a) {kind = #mskernel.kind<elemwise>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %e = mindir.exp %x : tensor<4xf32>
     mskernel.yield %e : tensor<4xf32>

@@ -43,7 +43,7 @@ def test_decorator_is_the_module():
 def test_ir_is_a_compute_kernel_of_linalg_generic():
     m = bias_mul.module(rand(2, 3), rand(3))
     text = str(m)
-    assert 'mskernel.fused' in text and 'kind = "compute"' in text
+    assert 'mskernel.fused' in text and 'kind = #mskernel.kind<compute>' in text
     assert "affine_map<(d0, d1) -> (d1)>" in text            # the broadcast read of b
     assert 'iterator_types = ["parallel", "parallel"]' in text
     assert "arith.mulf" in text and "arith.addf" in text

@@ -36,6 +36,11 @@ def np_tensor_type(a: np.ndarray) -> str:
     return tensor_type(a.shape, MLIR_ELEM[np.dtype(a.dtype)])
 
 
+# Attributes that are mindir enums (#mindir.pad_mode<same>, ...): cases give them
+# as the case name, a str.
+_MINDIR_ENUMS = ("pad_mode", "approximate", "data_format")
+
+
 def attr_text(attrs: dict) -> str:
     """{name: python value} -> MLIR attribute dictionary text."""
     if not attrs:
@@ -52,6 +57,8 @@ def attr_text(attrs: dict) -> str:
             s = (special.get(f) or ("0x7FF8000000000000" if f != f else repr(f))) + " : f64"
         elif isinstance(v, str) and v.startswith("#raw:"):
             s = v[5:]
+        elif isinstance(v, str) and k in _MINDIR_ENUMS:
+            s = f"#mindir.{k}<{v}>"  # an enum attribute given by its case name
         elif isinstance(v, str):
             s = f'"{v}"'
         elif isinstance(v, (list, tuple)):

@@ -370,7 +370,7 @@ func.func @gelu_tanh(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
 // CHECK: } -> tensor<4x5xf32>
 // CHECK: return [[V1]] : tensor<4x5xf32>
 func.func @gelu_erf(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
-  %0 = mindir.gelu %x {approximate = "none"} : tensor<4x5xf32>
+  %0 = mindir.gelu %x {approximate = #mindir.approximate<none>} : tensor<4x5xf32>
   return %0 : tensor<4x5xf32>
 }
 

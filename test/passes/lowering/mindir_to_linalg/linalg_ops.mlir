@@ -206,7 +206,7 @@ func.func @bias_add_nchw(%a0: tensor<2x3x4x5xf32>, %a1: tensor<3xf32>) -> tensor
 // CHECK: } -> tensor<2x3x4x5xf32>
 // CHECK: return [[V1]] : tensor<2x3x4x5xf32>
 func.func @bias_add_nhwc(%a0: tensor<2x3x4x5xf32>, %a1: tensor<5xf32>) -> tensor<2x3x4x5xf32> {
-  %0 = mindir.bias_add %a0, %a1 {data_format = "NHWC"} : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
+  %0 = mindir.bias_add %a0, %a1 {data_format = #mindir.data_format<NHWC>} : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
   return %0 : tensor<2x3x4x5xf32>
 }
 

@@ -10,7 +10,7 @@
 //  CHECK-SAME:     ins(%[[P]], %[[W]] : tensor<1x4x9x9xf32>, tensor<6x4x3x3xf32>) outs(%[[INIT]] : tensor<1x6x4x4xf32>)
 //       CHECK:   return %[[Y]]
 func.func @conv2d_same_stride2(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x4x4xf32> {
-  %y = mindir.conv2d %x, %w {pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x4x4xf32>
+  %y = mindir.conv2d %x, %w {pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x4x4xf32>
   return %y : tensor<1x6x4x4xf32>
 }
 
@@ -28,7 +28,7 @@ func.func @conv2d_same_stride2(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>)
 //       CHECK:   %[[R:.+]] = tensor.collapse_shape %[[Y]] {{\[}}[0], [1, 2], [3], [4]] : tensor<2x2x3x8x8xf32> into tensor<2x6x8x8xf32>
 //       CHECK:   return %[[R]]
 func.func @conv2d_group_dilation(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x6x8x8xf32> {
-  %y = mindir.conv2d %x, %w {pad_mode = "pad", pad = array<i64: 1, 2, 1, 2>, dilation = array<i64: 2, 2>, group = 2 : i64} : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x8x8xf32>
+  %y = mindir.conv2d %x, %w {pad_mode = #mindir.pad_mode<pad>, pad = array<i64: 1, 2, 1, 2>, dilation = array<i64: 2, 2>, group = 2 : i64} : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x8x8xf32>
   return %y : tensor<2x6x8x8xf32>
 }
 
@@ -56,7 +56,7 @@ func.func @conv2d_group_dilation(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32
 //  CHECK-SAME:     ins(%[[P]], %[[WT]] : tensor<1x6x10x10xf32>, tensor<4x6x3x3xf32>) outs(%[[INIT]] :
 //       CHECK:   return %[[DX]]
 func.func @conv2d_backprop_input(%dy: tensor<1x6x4x4xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x4x8x8xf32> {
-  %dx = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 1, 4, 8, 8>, pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x6x4x4xf32>, tensor<6x4x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %dx = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 1, 4, 8, 8>, pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x6x4x4xf32>, tensor<6x4x3x3xf32>) -> tensor<1x4x8x8xf32>
   return %dx : tensor<1x4x8x8xf32>
 }
 
@@ -80,7 +80,7 @@ func.func @conv2d_backprop_input(%dy: tensor<1x6x4x4xf32>, %w: tensor<6x4x3x3xf3
 //       CHECK:   %[[DX:.+]] = tensor.collapse_shape %[[R]] {{\[}}[0], [1, 2], [3], [4]] : tensor<2x2x2x9x9xf32> into tensor<2x4x9x9xf32>
 //       CHECK:   return %[[DX]]
 func.func @conv2d_backprop_input_group(%dy: tensor<2x6x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x4x9x9xf32> {
-  %dx = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 2, 4, 9, 9>, pad_mode = "pad", pad = array<i64: 1, 2, 1, 2>, dilation = array<i64: 2, 2>, group = 2 : i64} : (tensor<2x6x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x9x9xf32>
+  %dx = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 2, 4, 9, 9>, pad_mode = #mindir.pad_mode<pad>, pad = array<i64: 1, 2, 1, 2>, dilation = array<i64: 2, 2>, group = 2 : i64} : (tensor<2x6x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x9x9xf32>
   return %dx : tensor<2x4x9x9xf32>
 }
 
@@ -94,7 +94,7 @@ func.func @conv2d_backprop_input_group(%dy: tensor<2x6x8x8xf32>, %w: tensor<6x2x
 //       CHECK:   %[[C:.+]] = tensor.extract_slice %[[I]][0, 0, 2, 0] [1, 3, 8, 9] [1, 1, 1, 1] : tensor<1x3x10x9xf32> to tensor<1x3x8x9xf32>
 //       CHECK:   linalg.conv_2d_nchw_fchw {{.*}} ins(%[[C]], %{{.+}} : tensor<1x3x8x9xf32>, tensor<2x3x3x3xf32>) {{.*}} -> tensor<1x2x6x7xf32>
 func.func @conv2d_backprop_input_crop(%dy: tensor<1x3x3x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x2x6x7xf32> {
-  %dx = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 1, 2, 6, 7>, pad_mode = "pad", pad = array<i64: 4, 0, 0, 3>, stride = array<i64: 3, 2>} : (tensor<1x3x3x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x2x6x7xf32>
+  %dx = mindir.conv2d_backprop_input %dy, %w {input_shape = array<i64: 1, 2, 6, 7>, pad_mode = #mindir.pad_mode<pad>, pad = array<i64: 4, 0, 0, 3>, stride = array<i64: 3, 2>} : (tensor<1x3x3x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x2x6x7xf32>
   return %dx : tensor<1x2x6x7xf32>
 }
 
@@ -112,7 +112,7 @@ func.func @conv2d_backprop_input_crop(%dy: tensor<1x3x3x4xf32>, %w: tensor<3x2x3
 //       CHECK:   %[[DW:.+]] = linalg.transpose ins(%[[R]] : tensor<4x6x3x3xf32>) outs(%{{.+}} : tensor<6x4x3x3xf32>) permutation = [1, 0, 2, 3]
 //       CHECK:   return %[[DW]]
 func.func @conv2d_backprop_filter(%dy: tensor<1x6x4x4xf32>, %x: tensor<1x4x8x8xf32>) -> tensor<6x4x3x3xf32> {
-  %dw = mindir.conv2d_backprop_filter %dy, %x {filter_shape = array<i64: 6, 4, 3, 3>, pad_mode = "same", stride = array<i64: 2, 2>} : (tensor<1x6x4x4xf32>, tensor<1x4x8x8xf32>) -> tensor<6x4x3x3xf32>
+  %dw = mindir.conv2d_backprop_filter %dy, %x {filter_shape = array<i64: 6, 4, 3, 3>, pad_mode = #mindir.pad_mode<same>, stride = array<i64: 2, 2>} : (tensor<1x6x4x4xf32>, tensor<1x4x8x8xf32>) -> tensor<6x4x3x3xf32>
   return %dw : tensor<6x4x3x3xf32>
 }
 
@@ -131,7 +131,7 @@ func.func @conv2d_backprop_filter(%dy: tensor<1x6x4x4xf32>, %x: tensor<1x4x8x8xf
 //       CHECK:   %[[DW:.+]] = tensor.collapse_shape %[[T]] {{\[}}[0, 1], [2], [3], [4]] : tensor<2x3x2x3x3xf32> into tensor<6x2x3x3xf32>
 //       CHECK:   return %[[DW]]
 func.func @conv2d_backprop_filter_group(%dy: tensor<2x6x8x8xf32>, %x: tensor<2x4x9x9xf32>) -> tensor<6x2x3x3xf32> {
-  %dw = mindir.conv2d_backprop_filter %dy, %x {filter_shape = array<i64: 6, 2, 3, 3>, pad_mode = "pad", pad = array<i64: 1, 2, 1, 2>, dilation = array<i64: 2, 2>, group = 2 : i64} : (tensor<2x6x8x8xf32>, tensor<2x4x9x9xf32>) -> tensor<6x2x3x3xf32>
+  %dw = mindir.conv2d_backprop_filter %dy, %x {filter_shape = array<i64: 6, 2, 3, 3>, pad_mode = #mindir.pad_mode<pad>, pad = array<i64: 1, 2, 1, 2>, dilation = array<i64: 2, 2>, group = 2 : i64} : (tensor<2x6x8x8xf32>, tensor<2x4x9x9xf32>) -> tensor<6x2x3x3xf32>
   return %dw : tensor<6x2x3x3xf32>
 }
 
@@ -149,7 +149,7 @@ func.func @conv2d_backprop_filter_group(%dy: tensor<2x6x8x8xf32>, %x: tensor<2x4
 //  CHECK-SAME:     ins(%[[P]], %[[WIN]] : tensor<1x2x7x7xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x3xf32>)
 //       CHECK:   return %[[Y]]
 func.func @max_pool2d(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
-  %y = mindir.max_pool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = "same"} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  %y = mindir.max_pool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = #mindir.pad_mode<same>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
   return %y : tensor<1x2x3x3xf32>
 }
 
@@ -174,7 +174,7 @@ func.func @max_pool2d(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
 //       CHECK:     linalg.yield %[[D]] : f32
 //       CHECK:   return %[[Y]]
 func.func @avg_pool2d(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
-  %y = mindir.avg_pool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = "same"} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  %y = mindir.avg_pool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = #mindir.pad_mode<same>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
   return %y : tensor<1x2x3x3xf32>
 }
 
@@ -223,7 +223,7 @@ func.func @avg_pool2d_valid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 //       CHECK:   %[[DX:.+]] = tensor.extract_slice %[[G]][0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : tensor<1x2x7x7xf32> to tensor<1x2x5x5xf32>
 //       CHECK:   return %[[DX]]
 func.func @max_pool2d_grad(%x: tensor<1x2x5x5xf32>, %dy: tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32> {
-  %dx = mindir.max_pool2d_grad %x, %dy {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = "same"} : (tensor<1x2x5x5xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  %dx = mindir.max_pool2d_grad %x, %dy {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = #mindir.pad_mode<same>} : (tensor<1x2x5x5xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
   return %dx : tensor<1x2x5x5xf32>
 }
 
@@ -242,7 +242,7 @@ func.func @max_pool2d_grad(%x: tensor<1x2x5x5xf32>, %dy: tensor<1x2x3x3xf32>) ->
 //       CHECK:   %[[DX:.+]] = tensor.extract_slice %[[G]][0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1]
 //       CHECK:   return %[[DX]]
 func.func @avg_pool2d_grad(%dy: tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32> {
-  %dx = mindir.avg_pool2d_grad %dy {input_shape = array<i64: 1, 2, 5, 5>, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = "same"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  %dx = mindir.avg_pool2d_grad %dy {input_shape = array<i64: 1, 2, 5, 5>, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = #mindir.pad_mode<same>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
   return %dx : tensor<1x2x5x5xf32>
 }
 
