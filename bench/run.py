@@ -833,7 +833,7 @@ def main(argv=None):
     ap.add_argument("--threads", default="1,2",
                     help="comma list: one msmlir column per msmlir-cpu-pipeline threads= value "
                          "(async runtime tasks per big op)")
-    ap.add_argument("--graph-kernel", default="off",
+    ap.add_argument("--graph-kernel", default="on",
                     help="comma list of on/off: one msmlir column per value, run with "
                          "set_context(enable_graph_kernel=True/False) (times --threads values)")
     ap.add_argument("--pipeline", default="codegen=true",

@@ -1,11 +1,14 @@
 """Every msmlir pass, in Python, grouped by phase (in pipeline order).
 
-    graph/      mindir -> mindir rewrites (functionalize assigns, embed parameters)
+    graph/      mindir -> mindir rewrites (functionalize assigns, embed parameters,
+                expand composites: expanders/ holds one rule per op)
     autodiff/   mindir-autodiff: reverse-mode AD of mindir functions
     vmap/       mindir-vmap: batching of mindir functions
     kernel/     mskernel compute kernels: kernel-level AD, inlining
     lowering/   mindir -> linalg/tensor/arith/math (convert-mindir-to-linalg)
-    fusion/     linalg ops fused into one loop nest (msmlir-fuse-rows)
+    fusion/     graph-kernel fusion (mindir clusters -> mskernel.fused kernels ->
+                outlined kernel functions), then linalg ops of a kernel fused into
+                few loop nests (msmlir-fuse-rows)
     bufferize/  memref-level passes run with bufferization
     cpu/        the CPU back end's passes
     common/     helpers shared by several phases (linalg facts, transform

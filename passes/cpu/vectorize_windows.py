@@ -126,6 +126,8 @@ def window_script(s: Script, root: str, tag: int, li: LoopInfo, threads: int) ->
         return False
     inner = par[-1]
     ranges = li.ranges
+    if ranges[inner] < 2:
+        return False  # nothing to vectorize along (and a 0-d gather would not verify)
     v = vector_tile(ranges[inner], li.min_bits)
     masked = v == 0   # no divisor of a good vector length: masked vectors, partial last tile
     if masked:

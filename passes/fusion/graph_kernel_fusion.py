@@ -38,6 +38,7 @@ from mlir import ir
 
 from msmlir.dialects import mindir
 
+from ..autodiff.engine import is_ancestor
 from ..common.linalg import funcs
 from ..registry import Option, register_pass
 from .kernel_attrs import kind_attr, target_attr
@@ -314,15 +315,6 @@ def _topological(c: _Clusters) -> list[int]:
     return order
 
 
-def _inside(op: ir.Operation, container: ir.Operation) -> bool:
-    while op is not None:
-        if op == container:
-            return True
-        parent = op.parent
-        op = parent.operation if parent is not None else None
-    return False
-
-
 def _make_kernel(members: list[ir.Operation], kind: str, before: ir.Operation) -> None:
     """Moves `members` (in block order) into a new mskernel.fused placed before `before`."""
     member_set = set(members)
@@ -358,11 +350,11 @@ def _make_kernel(members: list[ir.Operation], kind: str, before: ir.Operation) -
         op.move_before(anchor)
     for old, new in list(zip(inputs, body.arguments)) + list(clones.items()):
         for use in list(old.uses):
-            if use.owner.operation != fused and _inside(use.owner.operation, fused):
+            if use.owner.operation != fused and is_ancestor(fused, use.owner.operation):
                 use.owner.operation.operands[use.operand_number] = new
     for old, new in zip(outputs, fused.results):
         for use in list(old.uses):
-            if not _inside(use.owner.operation, fused):
+            if not is_ancestor(fused, use.owner.operation):
                 use.owner.operation.operands[use.operand_number] = new
     with ir.InsertionPoint(anchor), loc:
         ir.Operation.create("mskernel.yield", operands=outputs)
