@@ -4,7 +4,11 @@
 """
 from __future__ import annotations
 
-from msmlir.compiler import compile_mlir
+from mlir import ir
+
+from msmlir.compiler import compile_mlir, context
+from msmlir.passes import run_pipeline
+from msmlir.passes.pipelines.cpu import _TO_LINALG, tensor_codegen
 from msmlir.passes.registry import option_defaults
 
 
@@ -24,3 +28,22 @@ def compile_with(text: str, **opts):
 
 def ttype(shape, elem="f32") -> str:
     return "tensor<" + "".join(f"{d}x" for d in shape) + f"{elem}>"
+
+
+def codegen_ir(text: str) -> tuple[str, list[str]]:
+    """The codegen stage on tensors of a mindir module (as text) and the
+    remarks it emitted."""
+    got = []
+
+    def handler(diag):
+        got.append(str(diag.message))
+        return True
+    ctx = context()
+    h = ctx.attach_diagnostic_handler(handler)
+    try:
+        with ctx:
+            m = ir.Module.parse(text)
+            run_pipeline(m, f"builtin.module({_TO_LINALG},{tensor_codegen(1, 0)})")
+            return str(m), got
+    finally:
+        h.detach()

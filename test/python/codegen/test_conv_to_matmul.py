@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cg_helpers import compile_with, ttype
-from mlir import ir
+from cg_helpers import codegen_ir, compile_with, ttype
 
-from msmlir.compiler import context
-from msmlir.passes import run_pipeline
-from msmlir.passes.pipelines.cpu import _TO_LINALG, tensor_codegen
 from msmlir.passes.registry import option_defaults
 
 RNG = np.random.default_rng(7)
@@ -143,30 +139,12 @@ def test_conv_fwd_and_grads(case):
         np.testing.assert_allclose(got, ref, rtol=2e-5 * scale, atol=2e-5 * scale, err_msg=name)
 
 
-def _conv_ir(text: str) -> tuple[str, list[str]]:
-    """The codegen stage on tensors (as text) and the remarks it emitted."""
-    got = []
-
-    def handler(diag):
-        got.append(str(diag.message))
-        return True
-    ctx = context()
-    h = ctx.attach_diagnostic_handler(handler)
-    try:
-        with ctx:
-            m = ir.Module.parse(text)
-            run_pipeline(m, f"builtin.module({_TO_LINALG},{tensor_codegen(1, 0)})")
-            return str(m), got
-    finally:
-        h.detach()
-
-
 @pytest.mark.parametrize("case", CASES[:4], ids=[_ids(c) for c in CASES[:4]])
 def test_conv_path_taken(case):
     """All three convolutions became im2col + packed matmul (no linalg.conv,
     no remark); unit-stride rows are contiguous reads, not gathers."""
     text, _ = conv_module(*case)
-    out, remarks = _conv_ir(text)
+    out, remarks = codegen_ir(text)
     assert "linalg.conv" not in out
     assert out.count("vector.contract") >= 3
     assert not [r for r in remarks if "conv-to-matmul" in r], remarks
@@ -183,7 +161,7 @@ def test_conv_chunked(case):
     gradient) and channel chunks accumulating into C (filter gradient)."""
     with option_defaults("msmlir-cpu-conv-to-matmul", {"col-chunk": 1024}):
         text, _ = conv_module(*case)
-        out, _ = _conv_ir(text)
+        out, _ = codegen_ir(text)
         assert "scf.for" in out and "linalg.conv" not in out
         test_conv_fwd_and_grads(case)
 
@@ -215,7 +193,7 @@ def test_conv_accumulates_into_init(dims, chunk):
     o = RNG.standard_normal((n, f, oh, ow)).astype(np.float32)
     text = _linalg_conv(n, c, h, w, f, kh, kw, oh, ow, stride, dilation)
     with option_defaults("msmlir-cpu-conv-to-matmul", {"col-chunk": chunk}):
-        assert "linalg.conv" not in _conv_ir(text)[0]
+        assert "linalg.conv" not in codegen_ir(text)[0]
         cm = compile_with(text, codegen=True)
     ref = o.astype(np.float64) + conv_ref(x, wt, stride, dilation, "valid", (0, 0, 0, 0))
     got = cm.call("acc", x, wt, o)  # (the plain path may update `o` in place)

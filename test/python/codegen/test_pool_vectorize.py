@@ -7,12 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cg_helpers import compile_with, ttype
-from mlir import ir
+from cg_helpers import codegen_ir, compile_with, ttype
 
-from msmlir.compiler import context
-from msmlir.passes import run_pipeline
-from msmlir.passes.pipelines.cpu import _TO_LINALG, tensor_codegen
 
 RNG = np.random.default_rng(11)
 
@@ -134,20 +130,7 @@ def test_window_ops_vectorized(kind):
     """No scalar window loop is left: pooling and the gradient's generics are
     all gathers/transfers along the output width, and no remark says otherwise."""
     text, _ = pool_module(kind, (8, 6, 28, 28), (2, 2), (2, 2), "valid", (0, 0, 0, 0))
-    got = []
-
-    def handler(diag):
-        got.append(str(diag.message))
-        return True
-    ctx = context()
-    h = ctx.attach_diagnostic_handler(handler)
-    try:
-        with ctx:
-            m = ir.Module.parse(text)
-            run_pipeline(m, f"builtin.module({_TO_LINALG},{tensor_codegen(1, 0)})")
-            out = str(m)
-    finally:
-        h.detach()
+    out, got = codegen_ir(text)
     assert "linalg.pooling" not in out and "linalg.generic" not in out, out
     assert "vector.gather" in out or "vector.transfer_read" in out
     assert not [g for g in got if "vectorize-windows" in g], got
