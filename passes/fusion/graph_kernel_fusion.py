@@ -220,9 +220,14 @@ class _Clusters:
         return max(pats, key=_RANK.__getitem__)
 
     def _reaches(self, src: int, dst: int) -> bool:
-        """A path src -> ... -> dst through at least one other group."""
+        """A path src -> ... -> dst through at least one other group. Every
+        op-level edge goes forward in block order, so a group whose first op
+        comes after dst's last op cannot lead to dst (this keeps long chains
+        linear)."""
+        last = self.members[dst][-1]
         start = {self.find(j) for m in self.members[src] for j in self.succ[m]} - {src, dst}
-        seen, stack = set(start), list(start)
+        stack = [g for g in start if self.members[g][0] < last]
+        seen = set(stack)
         while stack:
             g = stack.pop()
             for m in self.members[g]:
@@ -230,7 +235,7 @@ class _Clusters:
                     r = self.find(j)
                     if r == dst:
                         return True
-                    if r not in seen and r != src:
+                    if r not in seen and r != src and self.members[r][0] < last:
                         seen.add(r)
                         stack.append(r)
         return False
