@@ -5,6 +5,10 @@ save_graphs dump work."""
 from __future__ import annotations
 
 import os
+import pathlib
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -12,7 +16,10 @@ import pytest
 import msmlir as ms
 from msmlir import compiler, nn, ops
 from msmlir.compiler import compile_mlir
+from msmlir.passes.pipelines.cpu import kernels
 from msmlir.passes.registry import option_defaults
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 N = 8
 UNARY = {"exp": np.exp, "tanh": np.tanh, "relu": lambda a: np.maximum(a, 0), "neg": np.negative,
@@ -159,9 +166,13 @@ def test_save_graphs_dumps_each_stage_and_every_kernel(tmp_path):
     stages = sorted(p.name for p in d.iterdir() if p.suffix == ".mlir")
     assert stages == ["00_graph.mlir", "01_kernels.mlir", "02_linalg.mlir", "03_codegen.mlir",
                       "04_bufferized.mlir", "05_llvm.mlir"]
-    kernels = sorted(p.name for p in (d / "kernels").iterdir())
-    assert len(kernels) == 2 and kernels[0].startswith("cpu_matmul_matmul_relu_mul_")
-    assert "mindir.matmul" in (d / "kernels" / kernels[0]).read_text()
-    # the dumped graph reproduces the kernels with ms-opt's passes
+    names = sorted(p.name for p in (d / "kernels").iterdir())
+    assert len(names) == 2 and names[0].startswith("cpu_matmul_matmul_relu_mul_")
+    assert "mindir.matmul" in (d / "kernels" / names[0]).read_text()
     assert "call @cpu_matmul_" in (d / "01_kernels.mlir").read_text()
     assert os.path.getsize(d / "05_llvm.mlir") > 0
+    # ms-opt on the dumped graph reproduces the same kernels
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "ms-opt"), str(d / "00_graph.mlir"),
+                          f"--pass-pipeline=builtin.module({kernels(True)})"],
+                         capture_output=True, text=True, check=True).stdout
+    assert sorted(re.findall(r"func\.func private @(\w+)", out)) == [k[:-5] for k in names]
