@@ -10,6 +10,8 @@ values the bprops read are all expanded), against the plain compilation.
 """
 from __future__ import annotations
 
+import atexit
+
 import numpy as np
 import pytest
 from mlir import ir
@@ -34,10 +36,14 @@ NP = {"f16": np.float16, "bf16": BF16, "f32": np.float32, "f64": np.float64,
 # (absolute, relative) error allowed, the absolute part scaled by max(1, max |ref|)
 TOL = {"f64": (1e-12, 1e-11), "f32": (1e-6, 1e-5), "f16": (2e-3, 2e-3), "bf16": (1.6e-2, 1.6e-2)}
 
+# Cases are built at collection time, so the context is entered for the
+# module's lifetime and left at exit (a context still entered when the
+# interpreter finalizes aborts it).
 _ctx = context()
 _ctx.__enter__()
 _loc = ir.Location.unknown()
 _loc.__enter__()
+atexit.register(lambda: (_loc.__exit__(None, None, None), _ctx.__exit__(None, None, None)))
 
 
 def T(shape, et) -> str:
