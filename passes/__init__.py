@@ -9,6 +9,9 @@
     fusion/     graph-kernel fusion (mindir clusters -> mskernel.fused kernels ->
                 outlined kernel functions), then linalg ops of a kernel fused into
                 few loop nests (msmlir-fuse-rows)
+    poly/       mskernel-poly-schedule: isl polyhedral scheduling of affine loop
+                nests (dependences, fusion, tiling from a memory model, marks);
+                not yet part of the default CPU pipeline
     bufferize/  memref-level passes run with bufferization
     cpu/        the CPU back end's passes
     common/     helpers shared by several phases (linalg facts, transform

@@ -92,6 +92,7 @@ _PASS_MODULES = [
     "msmlir.passes.fusion",
     "msmlir.passes.bufferize",
     "msmlir.passes.cpu",
+    "msmlir.passes.poly",
     "msmlir.passes.pipelines",
 ]
 _loaded = False

@@ -1,0 +1,400 @@
+"""The polyhedral model of a function's affine loop nests (no pass).
+
+`extract(func)` reads the `affine.for` nests in a `func.func`'s entry block
+(what convert-linalg-to-affine-loops makes of a bufferized kernel, or
+hand-written affine) into a `Scop`:
+
+  statements  each maximal group of ops between loops in a loop body (the body
+              of an innermost loop is one); arith.constant ops are not part of
+              any statement (they are cloned where used)
+  domains     isl sets from the affine bounds: constant, or affine in the
+              enclosing induction variables (max/min bounds included)
+  accesses    reads/writes as isl maps from affine.load/affine.store maps
+  schedule    the original order, 2d+1 encoding, padded to one dimension
+
+Anything else raises `NotRepresentable("<reason>")`: a non-affine index
+(memref.load/store), scf/affine.if control flow, iter_args, non-unit steps,
+dynamic sizes (bound operands that are not induction variables or
+constants), a scalar value flowing between statements, an op with unknown
+side effects inside a nest or between the nests.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+from mlir import ir
+
+
+CONST = "const"  # the key of the constant term in linear forms
+
+
+class NotRepresentable(Exception):
+    """The function's loops cannot be described in the polyhedral model."""
+
+
+# Ops allowed at the function level between the nests (hoisted before them,
+# deallocs sunk after them), and ops with no memory effects inside the nests.
+_HOISTABLE = {"arith.constant", "memref.alloc", "memref.alloca", "memref.get_global",
+              "memref.cast", "memref.reinterpret_cast", "memref.expand_shape",
+              "memref.collapse_shape", "memref.subview", "bufferization.to_buffer"}
+_SINKABLE = {"memref.dealloc"}
+_PURE_PREFIXES = ("arith.", "math.")
+
+
+@dataclass
+class Access:
+    array: str
+    memref: ir.Value
+    exprs: list[str]           # isl index expressions over the statement's iterators
+    coeffs: list[dict | None]  # per index: {iterator position | CONST: coefficient} (None: not linear)
+
+
+@dataclass
+class Statement:
+    name: str
+    ops: list[ir.Operation]    # in order; no arith.constant
+    ivs: list[ir.Value]        # enclosing induction variables, outermost first
+    domain: str                # isl set text
+    position: list[int]        # 2d+1 constant positions (d+1 entries)
+    reads: list[Access] = field(default_factory=list)
+    writes: list[Access] = field(default_factory=list)
+
+    @property
+    def iters(self) -> list[str]:
+        return [f"i{k}" for k in range(len(self.ivs))]
+
+    def schedule(self, depth: int) -> str:
+        """The 2d+1 original schedule, padded with zeros to 2*depth+1 dims."""
+        out = []
+        for k, p in enumerate(self.position):
+            out.append(str(p))
+            if k < len(self.ivs):
+                out.append(self.iters[k])
+        out += ["0"] * (2 * depth + 1 - len(out))
+        return f"{self.name}[{', '.join(self.iters)}] -> [{', '.join(out)}]"
+
+
+@dataclass
+class Scop:
+    func: ir.Operation
+    loops: list[ir.Operation]          # the top-level affine.for ops
+    statements: list[Statement]
+    arrays: dict[str, ir.Value]        # isl name -> memref
+    hoist: list[ir.Operation]          # top-level ops between the loops to move before them
+    sink: list[ir.Operation]           # ... or after them
+    elem_bytes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def depth(self) -> int:
+        return max(len(s.ivs) for s in self.statements)
+
+    def domain(self) -> isl.UnionSet:
+        u = isl.UnionSet("{ }")
+        for s in self.statements:
+            u = u.union(isl.UnionSet(s.domain))
+        return u
+
+    def _accesses(self, kind: str) -> isl.UnionMap:
+        u = isl.UnionMap("{ }")
+        for s in self.statements:
+            for a in getattr(s, kind):
+                u = u.union(isl.UnionMap(
+                    f"{{ {s.name}[{', '.join(s.iters)}] -> {a.array}[{', '.join(a.exprs)}] }}"))
+        return u.intersect_domain(self.domain())
+
+    def reads(self) -> isl.UnionMap:
+        return self._accesses("reads")
+
+    def writes(self) -> isl.UnionMap:
+        return self._accesses("writes")
+
+    def schedule_map(self) -> isl.UnionMap:
+        d = self.depth
+        u = isl.UnionMap("{ }")
+        for s in self.statements:
+            u = u.union(isl.UnionMap(f"{{ {s.schedule(d)} }}"))
+        return u.intersect_domain(self.domain())
+
+    def statement(self, name: str) -> Statement:
+        return next(s for s in self.statements if s.name == name)
+
+
+# --- affine expressions -> isl text ---------------------------------------------------
+
+def owner_op(v: ir.Value) -> ir.Operation | None:
+    """The operation defining `v` (None for a block argument)."""
+    if isinstance(v, ir.OpResult):
+        return v.owner.operation
+    return None
+
+
+def _const_value(v: ir.Value) -> int | None:
+    o = owner_op(v)
+    if o is not None and o.name == "arith.constant":
+        attr = o.attributes["value"]
+        if isinstance(attr, ir.IntegerAttr):
+            return attr.value
+    return None
+
+
+def _expr_text(e: ir.AffineExpr, names: list[str]) -> str:
+    """isl text of affine expression `e` whose dims and then symbols are `names`."""
+    e = e.maybe_downcast() if hasattr(e, "maybe_downcast") else e
+    if isinstance(e, ir.AffineDimExpr):
+        return names[e.position]
+    if isinstance(e, ir.AffineSymbolExpr):
+        return names[e.position + _expr_text.n_dims]
+    if isinstance(e, ir.AffineConstantExpr):
+        return f"({e.value})"
+    if isinstance(e, ir.AffineAddExpr):
+        return f"({_expr_text(e.lhs, names)} + {_expr_text(e.rhs, names)})"
+    if isinstance(e, ir.AffineMulExpr):
+        return f"({_expr_text(e.lhs, names)} * {_expr_text(e.rhs, names)})"
+    if isinstance(e, ir.AffineFloorDivExpr):
+        return f"floor(({_expr_text(e.lhs, names)}) / {_expr_text(e.rhs, names)})"
+    if isinstance(e, ir.AffineCeilDivExpr):
+        return f"ceil(({_expr_text(e.lhs, names)}) / {_expr_text(e.rhs, names)})"
+    if isinstance(e, ir.AffineModExpr):
+        return f"(({_expr_text(e.lhs, names)}) mod {_expr_text(e.rhs, names)})"
+    raise NotRepresentable(f"unsupported affine expression {e}")
+
+
+_expr_text.n_dims = 0
+
+
+def _linear(e: ir.AffineExpr, names: list[str]) -> dict | None:
+    """{name or 1: coefficient} of a linear expression, None otherwise."""
+    if isinstance(e, ir.AffineDimExpr):
+        return {names[e.position]: 1}
+    if isinstance(e, ir.AffineSymbolExpr):
+        return {names[e.position + _expr_text.n_dims]: 1}
+    if isinstance(e, ir.AffineConstantExpr):
+        return {CONST: e.value}
+    if isinstance(e, ir.AffineAddExpr):
+        a, b = _linear(e.lhs, names), _linear(e.rhs, names)
+        if a is None or b is None:
+            return None
+        return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
+    if isinstance(e, ir.AffineMulExpr):
+        a, b = _linear(e.lhs, names), _linear(e.rhs, names)
+        if a is None or b is None:
+            return None
+        for x, y in ((a, b), (b, a)):
+            if set(y) <= {CONST}:
+                c = y.get(CONST, 0)
+                return {k: v * c for k, v in x.items()}
+        return None
+    return None
+
+
+def _map_texts(m: ir.AffineMap, operands, names_of) -> tuple[list[str], list[dict | None]]:
+    """The results of map `m` applied to `operands` as isl texts over the
+    iterator names (names_of(value) -> name, or an int for a constant)."""
+    names = []
+    for v in operands:
+        n = names_of(v)
+        names.append(f"({n})" if isinstance(n, int) else n)
+    _expr_text.n_dims = m.n_dims
+    texts = [_expr_text(e, names) for e in m.results]
+    lins = []
+    for e in m.results:
+        lin = _linear(e, names)
+        if lin is not None:  # fold constant operands into the constant term
+            out = {}
+            for k, c in lin.items():
+                if isinstance(k, str) and k.startswith("("):
+                    out[CONST] = out.get(CONST, 0) + c * int(k.strip("()"))
+                else:
+                    out[k] = out.get(k, 0) + c
+            lin = out
+        lins.append(lin)
+    return texts, lins
+
+
+# --- extraction -----------------------------------------------------------------------
+
+def _split_operands(op: ir.Operation):
+    seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    ops = list(op.operands)
+    lb = ops[:seg[0]]
+    ub = ops[seg[0]:seg[0] + seg[1]]
+    return lb, ub, seg
+
+
+def _elem_bytes(t: ir.Type) -> int:
+    w = getattr(ir.MemRefType(t).element_type, "width", None)
+    if w is None:
+        et = ir.MemRefType(t).element_type
+        w = 64 if isinstance(et, ir.IndexType) else 32
+    return max(1, w // 8)
+
+
+class _Extractor:
+    def __init__(self, func: ir.Operation):
+        self.func = func
+        self.statements: list[Statement] = []
+        self.arrays: dict[str, ir.Value] = {}
+        self.array_of: dict = {}
+        self.elem_bytes: dict[str, int] = {}
+        self.stmt_of_value: dict = {}
+
+    def array(self, v: ir.Value) -> str:
+        if v not in self.array_of:
+            if not isinstance(v.type, ir.MemRefType):
+                raise NotRepresentable(f"access to a non-memref value of type {v.type}")
+            mt = ir.MemRefType(v.type)
+            if not mt.has_static_shape:
+                raise NotRepresentable(f"dynamic sizes ({v.type})")
+            owner = owner_op(v)
+            if owner is not None and self._inside(owner):
+                raise NotRepresentable("a memref defined inside the loop nests")
+            name = f"A{len(self.arrays)}"
+            self.array_of[v] = name
+            self.arrays[name] = v
+            self.elem_bytes[name] = _elem_bytes(v.type)
+        return self.array_of[v]
+
+    def _inside(self, op: ir.Operation) -> bool:
+        p = op.parent
+        while p is not None and p.name != "func.func":
+            if p.name == "affine.for":
+                return True
+            p = p.parent
+        return False
+
+    def run(self) -> Scop:
+        block = self.func.regions[0].blocks[0]
+        ops = [o.operation for o in block.operations]
+        loop_idx = [k for k, o in enumerate(ops) if o.name == "affine.for"]
+        if not loop_idx:
+            raise NotRepresentable("no affine.for loop nest")
+        first, last = loop_idx[0], loop_idx[-1]
+        hoist, sink = [], []
+        for o in ops[first:last + 1]:
+            if o.name == "affine.for":
+                continue
+            if o.name in _HOISTABLE and not o.regions:
+                hoist.append(o)
+            elif o.name in _SINKABLE:
+                sink.append(o)
+            else:
+                raise NotRepresentable(f"'{o.name}' between the loop nests")
+        loops = [ops[k] for k in loop_idx]
+        self.hoisted = set(hoist)
+        for k, loop in enumerate(loops):
+            self.nest(loop, [], [], [k])
+        for s in self.statements:
+            self.check_operands(s)
+        return Scop(self.func, loops, self.statements, self.arrays, hoist, sink, self.elem_bytes)
+
+    def nest(self, loop: ir.Operation, ivs, constraints, position):
+        if len(loop.results):
+            raise NotRepresentable("affine.for with iter_args")
+        step = ir.IntegerAttr(loop.attributes["step"]).value
+        if step != 1:
+            raise NotRepresentable(f"affine.for with step {step}")
+        lb_ops, ub_ops, _ = _split_operands(loop)
+        iv = loop.regions[0].blocks[0].arguments[0]
+        names = {v: f"i{k}" for k, v in enumerate(ivs)}
+        me = f"i{len(ivs)}"
+
+        def name_of(v):
+            if v in names:
+                return names[v]
+            c = _const_value(v)
+            if c is not None:
+                return c
+            raise NotRepresentable("dynamic sizes (a loop bound operand that is neither an "
+                                   "induction variable nor a constant)")
+        lbs, _ = _map_texts(ir.AffineMapAttr(loop.attributes["lowerBoundMap"]).value, lb_ops, name_of)
+        ubs, _ = _map_texts(ir.AffineMapAttr(loop.attributes["upperBoundMap"]).value, ub_ops, name_of)
+        cons = constraints + [f"{me} >= {t}" for t in lbs] + [f"{me} < {t}" for t in ubs]
+        ivs = ivs + [iv]
+        body = [o.operation for o in loop.regions[0].blocks[0].operations]
+        group: list[ir.Operation] = []
+        pos = 0
+
+        def flush():
+            nonlocal group, pos
+            real = [o for o in group if o.name != "arith.constant"]
+            if real:
+                self.statement(real, ivs, cons, position + [pos])
+                pos += 1
+            group = []
+        for o in body:
+            if o.name == "affine.yield":
+                continue
+            if o.name == "affine.for":
+                flush()
+                self.nest(o, ivs, cons, position + [pos])
+                pos += 1
+            else:
+                group.append(o)
+        flush()
+
+    def statement(self, ops, ivs, cons, position):
+        name = f"S{len(self.statements)}"
+        iters = [f"i{k}" for k in range(len(ivs))]
+        names = {v: n for v, n in zip(ivs, iters)}
+
+        def name_of(v):
+            if v in names:
+                return names[v]
+            c = _const_value(v)
+            if c is not None:
+                return c
+            raise NotRepresentable("non-affine index (an index operand that is neither an "
+                                   "induction variable nor a constant)")
+        st = Statement(name, ops, list(ivs), f"{{ {name}[{', '.join(iters)}] : "
+                       f"{' and '.join(cons) or 'true'} }}", position)
+        for o in ops:
+            if o.regions:
+                raise NotRepresentable(f"control flow inside a loop nest ('{o.name}')")
+            if o.name in ("affine.load", "affine.store"):
+                is_store = o.name == "affine.store"
+                operands = list(o.operands)
+                mem = operands[1] if is_store else operands[0]
+                idx = operands[2:] if is_store else operands[1:]
+                m = ir.AffineMapAttr(o.attributes["map"]).value
+                texts, lins = _map_texts(m, idx, name_of)
+                lins = [None if lin is None else {(int(k[1:]) if k != CONST else k): c
+                                                  for k, c in lin.items()} for lin in lins]
+                acc = Access(self.array(mem), mem, texts, lins)
+                (st.writes if is_store else st.reads).append(acc)
+            elif o.name in ("memref.load", "memref.store"):
+                raise NotRepresentable(f"{o.name} with computed indices (non-affine index)")
+            elif o.name.startswith(_PURE_PREFIXES):
+                pass
+            else:
+                raise NotRepresentable(f"'{o.name}' inside a loop nest")
+            for r in o.results:
+                self.stmt_of_value[r] = name
+        self.statements.append(st)
+
+    def check_operands(self, s: Statement):
+        mine = set(s.ivs)
+        for o in s.ops:
+            for v in o.operands:
+                if v in mine:
+                    continue
+                owner_stmt = self.stmt_of_value.get(v)
+                if owner_stmt is not None and owner_stmt != s.name:
+                    raise NotRepresentable("a scalar value flows between statements")
+                if owner_stmt == s.name:
+                    continue
+                owner = owner_op(v)
+                if owner is not None:
+                    if owner.name == "arith.constant" or not self._inside(owner):
+                        continue
+                    raise NotRepresentable(f"value of '{owner.name}' used across statements")
+                parent = v.owner.owner if isinstance(v, ir.BlockArgument) else None
+                if parent is not None and parent.name == "affine.for":
+                    raise NotRepresentable("an induction variable used outside its statement")
+            for r in o.results:
+                mine.add(r)
+
+
+def extract(func: ir.Operation) -> Scop:
+    """The polyhedral model of `func`'s loop nests; raises NotRepresentable."""
+    return _Extractor(func).run()

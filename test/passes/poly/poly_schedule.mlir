@@ -1,0 +1,123 @@
+// RUN: ms-opt %s --mskernel-poly-schedule="l1-bytes=49152" --canonicalize | FileCheck %s
+// RUN: ms-opt %s --mskernel-poly-schedule="tile-sizes=16" --canonicalize | FileCheck %s --check-prefix=T16
+// RUN: ms-opt %s --mskernel-poly-schedule="l1-bytes=4096" --canonicalize | FileCheck %s --check-prefix=SMALL
+
+// A[i][j] = A[i-1][j+1] + 1: the dependence (1, -1) forbids interchanging i
+// and j. isl skews instead: the outer loop runs over the anti-diagonals
+// d = i + j (parallel: the dependence stays on one diagonal), the inner one
+// over i in increasing order, so A[i-1][j+1] is written before it is read.
+// CHECK-LABEL: func.func @carried
+// CHECK-SAME:    mskernel.schedule = "tile-sizes: none
+// CHECK:         affine.for %[[D:.*]] = 1 to 126 {
+// CHECK-NEXT:      affine.for %[[I:.*]] = max #{{.*}}(%[[D]]) to min #{{.*}}(%[[D]]) {
+// CHECK-NEXT:        affine.load %{{.*}}[%[[I]] - 1, -%[[I]] + %[[D]] + 1]
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        affine.store %{{.*}}, %{{.*}}[%[[I]], -%[[I]] + %[[D]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:    } {mskernel.parallel}
+func.func @carried(%A: memref<64x64xf32>) {
+  %one = arith.constant 1.0 : f32
+  affine.for %i = 1 to 64 {
+    affine.for %j = 0 to 63 {
+      %a = affine.load %A[%i - 1, %j + 1] : memref<64x64xf32>
+      %s = arith.addf %a, %one : f32
+      affine.store %s, %A[%i, %j] : memref<64x64xf32>
+    }
+  }
+  return
+}
+
+// An elementwise producer/consumer pair of nests over the same domain is
+// fused into one nest (the small nest is not tiled: it fits in L1).
+// CHECK-LABEL: func.func @chain
+// CHECK:         affine.for %[[I:.*]] = 0 to 32 {
+// CHECK-NEXT:      affine.for %[[J:.*]] = 0 to 48 {
+// CHECK-NEXT:        affine.load %arg0[%[[I]], %[[J]]]
+// CHECK-NEXT:        math.exp
+// CHECK-NEXT:        affine.store %{{.*}}, %arg1[%[[I]], %[[J]]]
+// CHECK-NEXT:        affine.load %arg1[%[[I]], %[[J]]]
+// CHECK-NEXT:        arith.mulf
+// CHECK-NEXT:        affine.store %{{.*}}, %arg2[%[[I]], %[[J]]]
+// CHECK-NEXT:      } {mskernel.vector}
+// CHECK-NEXT:    } {mskernel.parallel}
+// CHECK-NEXT:    return
+func.func @chain(%X: memref<32x48xf32>, %T: memref<32x48xf32>, %Y: memref<32x48xf32>) {
+  affine.for %i = 0 to 32 {
+    affine.for %j = 0 to 48 {
+      %x = affine.load %X[%i, %j] : memref<32x48xf32>
+      %e = math.exp %x : f32
+      affine.store %e, %T[%i, %j] : memref<32x48xf32>
+    }
+  }
+  affine.for %i = 0 to 32 {
+    affine.for %j = 0 to 48 {
+      %t = affine.load %T[%i, %j] : memref<32x48xf32>
+      %s = arith.mulf %t, %t : f32
+      affine.store %s, %Y[%i, %j] : memref<32x48xf32>
+    }
+  }
+  return
+}
+
+// Matmul 64x64x64: one permutable band (i, j, k), tiled. Default: the L1
+// model (48 KiB here: 3 tiles of 32x32 f32 = 12 KiB <= L1/2, 64 does not
+// fit); tile-sizes=16 given; a 4 KiB L1 gives 8 (3 x 8x8 x 4 B <= 2 KiB).
+// i and j are parallel (the tile loop of i is marked), k is the reduction.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME:    tile-sizes: {{(32x32x32|16x16x16)}} | {{.*}} | reductions: S0: dims [2]
+// CHECK:         affine.for %[[I0:.*]] = 0 to 64 step [[T:32|16]] {
+// CHECK-NEXT:      affine.for %[[J0:.*]] = 0 to 64 step [[T]] {
+// CHECK-NEXT:        affine.for %[[K0:.*]] = 0 to 64 step [[T]] {
+// CHECK-NEXT:          affine.for %[[I:.*]] = 0 to [[T]] {
+// CHECK-NEXT:            affine.for %[[J:.*]] = 0 to [[T]] {
+// CHECK-NEXT:              affine.for %[[K:.*]] = 0 to [[T]] {
+// CHECK-NEXT:                affine.load %arg0[%[[I0]] + %[[I]], %[[K0]] + %[[K]]]
+// CHECK:                     affine.store
+// CHECK:         } {mskernel.parallel}
+// T16-LABEL: func.func @matmul
+// T16-SAME:    tile-sizes: 16x16x16
+// T16:         affine.for %{{.*}} = 0 to 64 step 16 {
+// T16-NEXT:      affine.for %{{.*}} = 0 to 64 step 16 {
+// T16-NEXT:        affine.for %{{.*}} = 0 to 64 step 16 {
+// T16-NEXT:          affine.for %{{.*}} = 0 to 16 {
+// SMALL-LABEL: func.func @matmul
+// SMALL-SAME:    tile-sizes: 8x8x8 | l1: 4096
+// SMALL:         affine.for %{{.*}} = 0 to 64 step 8 {
+func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64xf32>) {
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 64 {
+      affine.for %k = 0 to 64 {
+        %a = affine.load %A[%i, %k] : memref<64x64xf32>
+        %b = affine.load %B[%k, %j] : memref<64x64xf32>
+        %c = affine.load %C[%i, %j] : memref<64x64xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        affine.store %s, %C[%i, %j] : memref<64x64xf32>
+      }
+    }
+  }
+  return
+}
+
+// 100x100 transposed copy-add tiled by 32 (or by 16): 100 is not a
+// multiple, the point loops end at min(tile size, 100 - tile start).
+// CHECK-LABEL: func.func @tails
+// CHECK:         affine.for %[[I0:.*]] = 0 to 100 step 32 {
+// CHECK-NEXT:      affine.for %[[J0:.*]] = 0 to 100 step 32 {
+// CHECK-NEXT:        affine.for %[[I:.*]] = 0 to min #[[MAP:.*]](%[[I0]]) {
+// CHECK-NEXT:          affine.for %[[J:.*]] = 0 to min #[[MAP]](%[[J0]]) {
+// CHECK:         } {mskernel.parallel}
+// T16-LABEL: func.func @tails
+// T16:         affine.for %{{.*}} = 0 to 100 step 16 {
+// T16:             affine.for %{{.*}} = 0 to min
+func.func @tails(%A: memref<100x100xf32>, %B: memref<100x100xf32>) {
+  affine.for %i = 0 to 100 {
+    affine.for %j = 0 to 100 {
+      %a = affine.load %A[%j, %i] : memref<100x100xf32>
+      %b = affine.load %B[%i, %j] : memref<100x100xf32>
+      %s = arith.addf %a, %b : f32
+      affine.store %s, %B[%i, %j] : memref<100x100xf32>
+    }
+  }
+  return
+}
