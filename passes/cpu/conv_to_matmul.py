@@ -32,6 +32,33 @@ channels: K chunks whose matmuls accumulate into C.
 msmlir-cpu-pack-matmul then packs the matmul into register-tiled
 micro-kernels, and msmlir-cpu-tile-vectorize vectorizes the transpose.
 
+Two kinds of convolution take other forms:
+
+* the input gradient (the convolution of lower_conv2d_backprop_input, tagged
+  `msmlir.conv_input_grad` with the forward geometry): convolving the
+  zero-interleaved, padded dout with the flipped filter spends most
+  multiply-adds on zeros, so it is rebuilt from dout and w (read back
+  through the pad and the flip) as dcol[(c, kh, kw), (n, oh, ow)] = W^T dY
+  (one matmul, K = F, for msmlir-cpu-pack-matmul) and a col2im
+  `linalg.generic` over (n, c, h, w | kh, kw) that, for each input pixel,
+  sums the dcol entries that map to it (a gather, not a scatter: parallel,
+  vectorized along the width here (vectorize_windows' recipe), one
+  contiguous read of the flat dcol per window position with the lanes
+  outside dout masked; strides other than 1 along the width are gathers),
+  in a loop over batch chunks of GRAD_CHUNK dcol elements;
+* few outputs with long kernel rows (`direct_ok`: the filter gradient of a
+  first layer, whose "kernel" is the output image): one dot product per
+  output along the kernel rows, read straight from the input and dout
+  (through the transposes, which go dead), as partial-sum vectors in
+  registers and one horizontal sum per output; im2col would copy the input
+  KH*KW times and pack it again for a 6 x 25 matmul.
+
+Also, before any of this, a mul-add linalg.generic whose M, N or K dims are
+split over several loop dims (a reshape that the elementwise fusion folded
+into a matmul, e.g. a Dense layer's input gradient feeding a Flatten) is
+collapsed back to a 2-D matmul (`collapse_matmul`), which
+msmlir-cpu-pack-matmul recognizes (13x faster on LeNet's 64x120x400).
+
 Why: a convolution left as `linalg.conv_2d_nchw_fchw` becomes seven scalar
 loops (convert-linalg-to-loops) that reload the filter and the input for
 every multiply-add; as a matmul it runs on the packed micro-kernel, and the
@@ -51,13 +78,18 @@ from mlir import ir
 from mlir.dialects import arith, linalg, scf, tensor
 
 from ..common.diagnostics import emit_remark
-from ..common.linalg import defining_op, funcs, static_tensor, walk_ops
+from ..common.linalg import LoopInfo, defining_op, funcs, loop_info, static_tensor, walk_ops
 from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
 from ..registry import Option, register_pass
 from .pack_matmul import MATMUL_MIN_WORK
 from .tiling import divisor_le, vector_tile
+from .vectorize_windows import window_script
 
 IM2COL_TAG = "msmlir.cg_im2col"
+COL2IM_TAG = "msmlir.cg_col2im"
+# Set by the mindir lowering of conv2d_backprop_input (lowering/mindir_to_linalg/nn.py)
+# on its convolution: array<i64: sh, sw, dh, dw, pad_top, pad_left, OH, OW>.
+INPUT_GRAD_TAG = "msmlir.conv_input_grad"
 _DYN = -(1 << 63)  # ShapedType::kDynamic
 
 _CONV = "linalg.conv_2d_nchw_fchw"
@@ -72,6 +104,10 @@ ROW_VECTOR_MAX = 64
 # over chunks of the input channels, accumulating into the matmul result), so
 # that `col` and its packed copy stay in L2 instead of streaming to memory.
 COL_CHUNK = 1 << 17
+
+# dcol elements per iteration of an input gradient's batch loop (dcol and its
+# packed copy stay in L2: 4 LeNet images, 1.8x faster than all 64 at once).
+GRAD_CHUNK = 1 << 16
 
 
 @dataclass
@@ -427,8 +463,400 @@ def _im2col_script(s: Script, tag: int, threads: int, g: ConvGeom, pl: Plan) -> 
     s.end_sequence()
 
 
-def convs_to_matmuls(func: ir.Operation, threads: int, col_chunk: int = COL_CHUNK) -> ir.Operation:
+# --- small outputs, long windows (filter gradients): direct reduction ------------------
+
+DIRECT_TAG = "msmlir.cg_conv_direct"
+DIRECT_MAX_OUT = 4096   # output elements (one horizontal sum each)
+DIRECT_MIN_ROW = 16     # kernel width: the vector (contiguous reads)
+
+
+def direct_ok(g: ConvGeom) -> bool:
+    """A convolution with few outputs and long, unit-dilation kernel rows (the
+    filter gradient of a first layer: output [C, F, KH, KW] of the forward, the
+    kernel is the output image): each output a dot product along the kernel
+    rows, read straight from the (untransposed) input and dout."""
+    return (g.n * g.f * g.oh * g.ow <= DIRECT_MAX_OUT and g.kw >= DIRECT_MIN_ROW and g.dw == 1
+            and direct_lanes(g) != 0)
+
+
+def rewrite_direct(op: ir.Operation, g: ConvGeom) -> ir.Operation:
+    """The convolution as partial sums part[n, f, oh, ow, j] over (c, kh, kb) of
+    x[n, c, oh*sh + kh*dh, ow*sw + kb*v + j] * w[f, c, kh, kb*v + j] (a vector
+    of v lanes along the kernel width; x and w read with tensor.extract,
+    through the linalg.transpose producers of a filter gradient, so these
+    copies go dead), then out = init + sum_j part. Returns the partial-sum
+    generic. (Not tile_reduction_using_for: it does not offset the
+    linalg.index ops of the tiled reduction dims.)"""
+    x, w, init = op.operands
+    xs, xperm = _source(x)
+    ws, wperm = _source(w)
+    v = direct_lanes(g)
+    kb_n = g.kw // v
+    elem = ir.F32Type.get()
+    with op.location, ir.InsertionPoint(op):
+        ranges = tensor.EmptyOp([g.c, g.kh, kb_n], elem).result
+        zero = arith.ConstantOp(elem, ir.FloatAttr.get(elem, 0.0)).result
+        part_init = _fill(zero, [g.n, g.f, g.oh, g.ow, v])
+        gen = linalg.GenericOp([part_init.type], [ranges], [part_init],
+                               ir.ArrayAttr.get([ir.AffineMapAttr.get(_dmap(8, [5, 6, 7])),
+                                                 ir.AffineMapAttr.get(_dmap(8, [0, 1, 2, 3, 4]))]),
+                               _iters(["parallel"] * 5 + ["reduction"] * 3))
+        block = gen.regions[0].blocks.append(elem, elem)
+        with ir.InsertionPoint(block):
+            i64t = ir.IntegerType.get_signless(64)
+            n, f, oh, ow, j, c, kh, kb = [linalg.IndexOp(ir.IntegerAttr.get(i64t, d)).result
+                                          for d in range(8)]
+
+            def read(src, perm, coords):
+                jj = [None] * 4
+                for d in range(4):
+                    jj[perm[d]] = coords[d]
+                return tensor.ExtractOp(src, jj).result
+
+            hi = _add(_mul(oh, g.sh), _mul(kh, g.dh))
+            k0 = _mul(kb, v) if kb_n > 1 else None
+            # j added last in both (the vectorizer's contiguity check)
+            wi = arith.AddIOp(_add(_mul(ow, g.sw), k0) if (g.ow > 1 or k0 is not None)
+                              else _cidx(0), j).result
+            kwi = arith.AddIOp(k0, j).result if k0 is not None else j
+            xv = read(xs, xperm, [n, c, hi, wi])
+            wv = read(ws, wperm, [f, c, kh, kwi])
+            linalg.YieldOp([arith.AddFOp(block.arguments[1],
+                                         arith.MulFOp(xv, wv).result).result])
+        out = _generic([gen.result], init,
+                       [_dmap(5, [0, 1, 2, 3, 4]), _dmap(5, [0, 1, 2, 3])],
+                       ["parallel"] * 4 + ["reduction"],
+                       lambda vp, vo: arith.AddFOp(vo, vp).result)
+    op.results[0].replace_all_uses_with(out)
+    op.erase()
+    return gen.operation
+
+
+def direct_lanes(g: ConvGeom) -> int:
+    return g.kw if g.kw <= 32 else vector_tile(g.kw, 32)
+
+
+def _direct_script(s: Script, tag: int, g: ConvGeom, threads: int) -> None:
+    """The partial sums: a vector along j, the outputs tiled by 1, the
+    reduction loops inside (vectorize_windows' recipe: the vector of partial
+    sums stays in registers)."""
+    seq = s.begin_suppressed("%root")
+    li = LoopInfo([g.n, g.f, g.oh, g.ow, direct_lanes(g), g.c, g.kh, g.kw // direct_lanes(g)],
+                  ["parallel"] * 5 + ["reduction"] * 3, [], 1, [ir.F32Type.get()] * 2, 32)
+    window_script(s, seq, tag, li, threads, key=DIRECT_TAG)
+    s.end_sequence()
+
+
+# --- matmuls with expanded dims -> 2-D matmuls ---------------------------------------
+
+def _groups(dims: list[int | None], members: set[int]) -> list[int] | None:
+    """The positions of `members` in an operand's map results, when they form
+    one contiguous run (None if absent, [] if none present)."""
+    pos = [i for i, d in enumerate(dims) if d in members]
+    if pos and pos != list(range(pos[0], pos[0] + len(pos))):
+        return None
+    return pos
+
+
+def collapse_matmul(op: ir.Operation) -> bool:
+    """A mul-add linalg.generic whose M, N or K dims are split in several loop
+    dims (a reshape folded into a matmul by the elementwise fusion's
+    reshape propagation, e.g. the input gradient of a Dense layer fed by a
+    Flatten: [64, 120] x [120, 16, 5, 5]) -> collapse_shape-d operands, one
+    3-D matmul generic (that matmul_info reads, for msmlir-cpu-pack-matmul)
+    and an expand_shape of its result. Returns whether it rewrote `op`."""
+    from ..common.linalg import _dims_of, _is_mul_add_body
+    li = loop_info(op)
+    if li is None or li.n_inputs != 2 or len(op.results) != 1 or li.rank <= 3:
+        return False
+    if not all(isinstance(t, ir.F32Type) for t in li.elem_types) or not _is_mul_add_body(op):
+        return False
+    if not all(m.is_projected_permutation for m in li.maps):
+        return False
+    da, db, dc = (_dims_of(m) for m in li.maps)
+    sa, sb, sc = set(da), set(db), set(dc)
+    if None in sa | sb | sc:
+        return False
+    m_dims = [d for d in dc if d in sa and d not in sb]
+    n_dims = [d for d in dc if d in sb and d not in sa]
+    k_dims = [d for d in da if d in sb and d not in sc]
+    if sorted(m_dims + n_dims + k_dims) != list(range(li.rank)) or not (m_dims and n_dims and k_dims):
+        return False
+    if any(li.iterators[d] != "reduction" for d in k_dims) or \
+            any(li.iterators[d] != "parallel" for d in m_dims + n_dims):
+        return False
+    if len(dc) != len(m_dims) + len(n_dims) or dc != m_dims + n_dims:
+        return False   # C must be [M..., N...] (the usual orientation)
+    # the same dim order of each group in every operand that holds it
+    for dims, groups in ((da, (m_dims, k_dims)), (db, (k_dims, n_dims))):
+        for grp in groups:
+            pos = _groups(dims, set(grp))
+            if not pos or [dims[i] for i in pos] != grp:
+                return False
+    a, b, c_init = op.operands
+    fv = _fill_value(c_init)
+
+    def collapse(v, dims, order):
+        groups = [[dims.index(d) for d in grp] for grp in order]
+        return v if all(len(grp) == 1 for grp in groups) else _collapse(v, groups)
+
+    a_order = (m_dims, k_dims) if da.index(m_dims[0]) < da.index(k_dims[0]) else (k_dims, m_dims)
+    b_order = (k_dims, n_dims) if db.index(k_dims[0]) < db.index(n_dims[0]) else (n_dims, k_dims)
+    with op.location, ir.InsertionPoint(op):
+        a2 = collapse(a, da, a_order)
+        b2 = collapse(b, db, b_order)
+        shape_c = list(ir.RankedTensorType(c_init.type).shape)
+        mm, nn = 1, 1
+        for i in range(len(m_dims)):
+            mm *= shape_c[i]
+        for i in range(len(m_dims), len(dc)):
+            nn *= shape_c[i]
+        c2 = _fill(fv, [mm, nn]) if fv is not None else collapse(c_init, dc, (m_dims, n_dims))
+        amap = [0, 2] if a_order[0] is m_dims else [2, 0]
+        bmap = [2, 1] if b_order[0] is k_dims else [1, 2]
+        r = _generic([a2, b2], c2, [_dmap(3, amap), _dmap(3, bmap), _dmap(3, [0, 1])],
+                     ["parallel", "parallel", "reduction"],
+                     lambda va, vb, vc: arith.AddFOp(arith.MulFOp(va, vb).result, vc).result)
+        out = _expand(r, shape_c, [list(range(len(m_dims))), list(range(len(m_dims), len(dc)))])
+    op.results[0].replace_all_uses_with(out)
+    op.erase()
+    return True
+
+
+# --- input gradients: dcol = W^T dY (a matmul), then col2im ----------------------
+
+@dataclass
+class GradGeom:
+    """dx[n, c, h, w] = sum over (f, kh, kw, oh, ow) with oh*sh + kh*dh = h + pt and
+    ow*sw + kw*dw = w + pl of dy[n, f, oh, ow] * W[f, c, kh, kw]."""
+    n: int
+    c: int
+    h: int
+    w: int
+    f: int
+    kh: int
+    kw: int
+    oh: int
+    ow: int
+    sh: int
+    sw: int
+    dh: int
+    dw: int
+    pt: int
+    pl: int
+
+    @property
+    def k(self) -> int:        # rows of dcol: (c, kh, kw)
+        return self.c * self.kh * self.kw
+
+    @property
+    def p(self) -> int:        # columns of dcol: (n, oh, ow)
+        return self.n * self.oh * self.ow
+
+    @property
+    def macs(self) -> int:
+        return self.f * self.k * self.p
+
+    def contiguous(self) -> bool:
+        """Whether the col2im rows are contiguous reads of the flat dcol: unit
+        stride along the width, and every row read (dcol row of (c, kh, kw, n,
+        oh) shifted by pl - kw*dw, W elements) inside the buffer. The lanes
+        that fall outside their own dcol row (into the neighbouring rows) are
+        masked off."""
+        if self.sw != 1:
+            return False
+        total = self.k * self.p
+        plane = self.p
+        last = (self.c - 1) * self.kh * self.kw * plane + (self.kh - 1) * self.kw * plane \
+            + (self.n - 1) * self.oh * self.ow + (self.oh - 1) * self.ow
+        for kw in range(self.kw):
+            shift = self.pl - kw * self.dw
+            if kw * plane + shift < 0 or last + kw * plane + shift + self.w - 1 > total - 1:
+                return False
+        return True
+
+
+def _input_grad_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, GradGeom] | None:
+    """(dout, w, geometry) of a convolution tagged INPUT_GRAD_TAG, read back
+    through the padding of dout and the flip of w, or None when the operands
+    are not in the form the lowering emits."""
+    try:
+        sh, sw, dh, dw, pt, pl, oh, ow = [int(v) for v in
+                                          ir.DenseI64ArrayAttr(op.attributes[INPUT_GRAD_TAG])]
+    except (ValueError, TypeError, KeyError):
+        return None
+    if len(op.operands) != 3 or len(op.results) != 1:
+        return None
+    p, wt, _ = op.operands
+    # dout: p itself, tensor.pad(dout), insert_slice(dout, fill), or a crop of the latter
+    dout = p
+    d = defining_op(dout)
+    if d is not None and d.name == "tensor.extract_slice":
+        src = defining_op(d.operands[0])
+        if src is not None and src.name == "tensor.insert_slice":
+            d = src
+    if d is not None and d.name in ("tensor.pad", "tensor.insert_slice"):
+        dout = d.operands[0]
+    # w: the source of the flip generic's tensor.extract
+    g = defining_op(wt)
+    if g is None or g.name != "linalg.generic" or len(g.operands) != 1:
+        return None
+    extracts = [o for o in g.regions[0].blocks[0].operations if o.operation.name == "tensor.extract"]
+    if len(extracts) != 1:
+        return None
+    w = extracts[0].operation.operands[0]
+    types = [static_tensor(v.type) for v in (dout, w, op.results[0])]
+    if any(t is None for t in types):
+        return None
+    if not all(isinstance(t.element_type, ir.F32Type) for t in types):
+        return None
+    (n, f, oh2, ow2), (f2, c, kh, kw), (n2, c2, h, wd) = (list(t.shape) for t in types)
+    if (oh2, ow2) != (oh, ow) or n != n2 or f != f2 or c != c2:
+        return None
+    if list(static_tensor(wt.type).shape) != [c, f, kh, kw]:
+        return None
+    if min(sh, sw, dh, dw) < 1 or min(pt, pl) < 0:
+        return None
+    return dout, w, GradGeom(n, c, h, wd, f, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl)
+
+
+def _build_col2im(flat: ir.Value, g: GradGeom, init: ir.Value) -> ir.Operation:
+    """dx = init + the sum, for each input pixel, of the dcol entries that map
+    to it: a linalg.generic over (n, c, h, w, kh, kw) (the window dims are
+    reductions, ranged by an empty [KH, KW] input) that reads the flat dcol
+    [(c, kh, kw, n, oh, ow)] with tensor.extract, masked where the window
+    position falls between the strides or outside dout."""
+    elem = ir.F32Type.get()
+    ranges = tensor.EmptyOp([g.kh, g.kw], elem).result
+    op = linalg.GenericOp([init.type], [ranges], [init],
+                          ir.ArrayAttr.get([ir.AffineMapAttr.get(_dmap(6, [4, 5])),
+                                            ir.AffineMapAttr.get(_dmap(6, [0, 1, 2, 3]))]),
+                          _iters(["parallel"] * 4 + ["reduction"] * 2))
+    block = op.regions[0].blocks.append(elem, elem)
+    contiguous = g.contiguous()
+    with ir.InsertionPoint(block):
+        i64t = ir.IntegerType.get_signless(64)
+        n, c, h, w, kh, kw = [linalg.IndexOp(ir.IntegerAttr.get(i64t, d)).result for d in range(6)]
+        def cmp(pred, a, b):
+            return arith.CmpIOp(pred, a, b).result
+
+        def window_pos(x, k, pad, dil, stride, size):
+            """(valid, position in dout clamped to [0, size)) of x + pad - k*dil."""
+            t = arith.SubIOp(_add(x, _cidx(pad) if pad else None), _mul(k, dil)).result
+            ok = arith.AndIOp(cmp(arith.CmpIPredicate.sge, t, _cidx(0)),
+                              cmp(arith.CmpIPredicate.slt, t, _cidx(size * stride))).result
+            if stride > 1:
+                ok = arith.AndIOp(ok, cmp(arith.CmpIPredicate.eq,
+                                          arith.RemSIOp(t, _cidx(stride)).result, _cidx(0))).result
+                t = arith.DivSIOp(t, _cidx(stride)).result
+            t = arith.MaxSIOp(arith.MinSIOp(t, _cidx(size - 1)).result, _cidx(0)).result
+            return ok, t
+
+        ok_h, oh = window_pos(h, kh, g.pt, g.dh, g.sh, g.oh)
+        plane = g.p
+        base = _add(_add(_add(_mul(c, g.kh * g.kw * plane), _mul(kh, g.kw * plane)),
+                         _add(_mul(kw, plane), _mul(n, g.oh * g.ow))), _mul(oh, g.ow))
+        if contiguous:
+            # the row read starts pl - kw*dw before w: index = (base + pl - kw*dw) + w,
+            # w added last (the vectorizer's contiguity check)
+            tw = arith.SubIOp(_add(w, _cidx(g.pl) if g.pl else None), _mul(kw, g.dw)).result
+            ok_w = arith.AndIOp(cmp(arith.CmpIPredicate.sge, tw, _cidx(0)),
+                                cmp(arith.CmpIPredicate.slt, tw, _cidx(g.ow))).result
+            start = arith.SubIOp(_add(base, _cidx(g.pl) if g.pl else None), _mul(kw, g.dw)).result
+            idx = arith.AddIOp(start, w).result
+        else:
+            ok_w, ow = window_pos(w, kw, g.pl, g.dw, g.sw, g.ow)
+            idx = arith.AddIOp(base, ow).result
+        v = tensor.ExtractOp(flat, [idx]).result
+        ok = arith.AndIOp(ok_h, ok_w).result
+        zero = arith.ConstantOp(elem, ir.FloatAttr.get(elem, 0.0)).result
+        linalg.YieldOp([arith.AddFOp(block.arguments[1], arith.SelectOp(ok, v, zero).result).result])
+    return op.operation
+
+
+def _slice_n(v: ir.Value, n0: ir.Value, step: int) -> ir.Value:
+    """v[n0:n0+step] along dim 0 of a 4-D tensor."""
+    t = ir.RankedTensorType(v.type)
+    sizes = [step] + list(t.shape)[1:]
+    return tensor.ExtractSliceOp(ir.RankedTensorType.get(sizes, t.element_type), v, [n0], [], [],
+                                 ir.DenseI64ArrayAttr.get([_DYN, 0, 0, 0]),
+                                 ir.DenseI64ArrayAttr.get(sizes),
+                                 ir.DenseI64ArrayAttr.get([1, 1, 1, 1])).result
+
+
+def _input_grad_body(dout: ir.Value, w: ir.Value, g: GradGeom, out_init: ir.Value) -> ir.Operation:
+    """dT = dout as [F, P]; dcol = W^T dT; col2im into out_init; returns the col2im."""
+    elem = ir.F32Type.get()
+    ident = _dmap(4, [0, 1, 2, 3])
+    dt = _generic([dout], tensor.EmptyOp([g.f, g.n, g.oh, g.ow], elem).result,
+                  [_dmap(4, [1, 0, 2, 3]), ident], ["parallel"] * 4, lambda v, _o: v)
+    b = _collapse(dt, [[0], [1, 2, 3]])                    # [F, P]
+    a = _collapse(w, [[0], [1, 2, 3]])                     # [F, K]
+    zero = arith.ConstantOp(elem, ir.FloatAttr.get(elem, 0.0)).result
+    dcol = _generic([a, b], _fill(zero, [g.k, g.p]),
+                    [_dmap(3, [2, 0]), _dmap(3, [2, 1]), _dmap(3, [0, 1])],
+                    ["parallel", "parallel", "reduction"],
+                    lambda va, vb, vc: arith.AddFOp(arith.MulFOp(va, vb).result, vc).result)
+    flat = _collapse(dcol, [[0, 1]])
+    return _build_col2im(flat, g, out_init)
+
+
+def grad_step(g: GradGeom, col_chunk: int) -> int:
+    """Images per iteration of the batch loop (g.n: no loop): dcol of a chunk
+    at most col_chunk elements (it and its packed copy stay in L2)."""
+    if g.k * g.p <= col_chunk or g.n == 1:
+        return g.n
+    return divisor_le(g.n, max(1, col_chunk // (g.k * g.oh * g.ow)))
+
+
+def rewrite_input_grad(op: ir.Operation, dout: ir.Value, w: ir.Value, g: GradGeom,
+                       col_chunk: int = GRAD_CHUNK) -> ir.Operation:
+    """Replaces the input-gradient convolution `op` by dcol[(c, kh, kw), (n, oh,
+    ow)] = W^T dY (one matmul, K = F: no multiply-add on a zero) and the col2im
+    generic, in a loop over batch chunks when dcol is big; returns the col2im."""
+    init = op.operands[2]
+    fv = _fill_value(init)
+    elem = ir.F32Type.get()
+    step = grad_step(g, col_chunk)
+    with op.location, ir.InsertionPoint(op):
+        out_init = _fill(fv, [g.n, g.c, g.h, g.w]) if fv is not None else init
+        if step == g.n:
+            col2im = _input_grad_body(dout, w, g, out_init)
+            result = col2im.results[0]
+        else:
+            gc = replace(g, n=step)
+            loop = scf.ForOp(_cidx(0), _cidx(g.n), _cidx(step), [out_init])
+            with ir.InsertionPoint(loop.body):
+                n0 = loop.induction_variable
+                acc = loop.inner_iter_args[0]
+                col2im = _input_grad_body(_slice_n(dout, n0, step), w, gc, _slice_n(acc, n0, step))
+                sizes = [step, g.c, g.h, g.w]
+                upd = tensor.InsertSliceOp(col2im.results[0], acc, [n0], [], [],
+                                           ir.DenseI64ArrayAttr.get([_DYN, 0, 0, 0]),
+                                           ir.DenseI64ArrayAttr.get(sizes),
+                                           ir.DenseI64ArrayAttr.get([1, 1, 1, 1])).result
+                scf.YieldOp([upd])
+            result = loop.results[0]
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return col2im
+
+
+def convs_to_matmuls(func: ir.Operation, threads: int, col_chunk: int = COL_CHUNK,
+                     grad_chunk: int = GRAD_CHUNK) -> ir.Operation:
     rewritten = []
+    col2ims = []
+    directs = []
+    for op in walk_ops(func, [], lambda o: o.name == "linalg.generic"):
+        collapse_matmul(op)
+    for op in walk_ops(func, [], lambda o: o.name == _CONV and INPUT_GRAD_TAG in o.attributes):
+        got = _input_grad_operands(op)
+        if got is None or got[2].macs < MATMUL_MIN_WORK:
+            del op.attributes[INPUT_GRAD_TAG]
+            continue
+        col2im = rewrite_input_grad(op, *got, col_chunk=grad_chunk)
+        col2im.attributes[COL2IM_TAG] = i64(len(col2ims))
+        col2ims.append(col2im.location)
     for op in walk_ops(func, [], lambda o: o.name in (_CONV, _GROUPED)):
         if op.name == _GROUPED:
             emit_remark(op.location, "msmlir-cpu-conv-to-matmul: grouped convolution "
@@ -441,22 +869,51 @@ def convs_to_matmuls(func: ir.Operation, threads: int, col_chunk: int = COL_CHUN
             continue
         if g.macs < MATMUL_MIN_WORK:
             continue
+        if direct_ok(g):
+            gen = rewrite_direct(op, g)
+            gen.attributes[DIRECT_TAG] = i64(len(directs))
+            directs.append((gen.location, g))
+            continue
         pl = plan_conv(g, col_chunk)
         loc = op.location
         im2col = rewrite_conv(op, g, pl)
         im2col.attributes[IM2COL_TAG] = i64(len(rewritten))
         rewritten.append((loc, pl.chunk(g), pl))
-    if not rewritten:
+    if not rewritten and not col2ims and not directs:
         return func
     s = Script()
+    for tag, (_, g) in enumerate(directs):
+        _direct_script(s, tag, g, threads)
     for tag, (_, g, pl) in enumerate(rewritten):
         _im2col_script(s, tag, threads, g, pl)
+    for tag in range(len(col2ims)):
+        op = walk_ops(func, [], lambda o, t=tag: COL2IM_TAG in o.attributes
+                      and ir.IntegerAttr(o.attributes[COL2IM_TAG]).value == t)[0]
+        mark = len(s.lines)
+        seq = s.begin_suppressed("%root")
+        if window_script(s, seq, tag, loop_info(op), threads, key=COL2IM_TAG):
+            s.end_sequence()
+        else:   # 1-pixel-wide images: nothing to vectorize along, scalar loops
+            del s.lines[mark:]
+            del op.attributes[COL2IM_TAG]
     s.patterns("%root", ["vector.transfer_permutation_patterns",
                          "vector.cast_away_vector_leading_one_dim", "canonicalization"])
     func, error = apply_or_restore(func, s.text())
     left = {ir.IntegerAttr(o.attributes[IM2COL_TAG]).value
             for o in walk_ops(func, [], lambda o: IM2COL_TAG in o.attributes)}
-    strip_attrs(func, (IM2COL_TAG,))
+    left_col2im = {ir.IntegerAttr(o.attributes[COL2IM_TAG]).value
+                   for o in walk_ops(func, [], lambda o: COL2IM_TAG in o.attributes)}
+    left_direct = {ir.IntegerAttr(o.attributes[DIRECT_TAG]).value
+                   for o in walk_ops(func, [], lambda o: DIRECT_TAG in o.attributes)}
+    strip_attrs(func, (IM2COL_TAG, COL2IM_TAG, DIRECT_TAG))
+    for tag in sorted(left_direct):
+        emit_remark(directs[tag][0], "msmlir-cpu-conv-to-matmul: the direct reduction of this "
+                                     "convolution was not vectorized; it takes the generic path"
+                                     + (f": {error}" if error else ""))
+    for tag in sorted(left_col2im):
+        emit_remark(col2ims[tag], "msmlir-cpu-conv-to-matmul: the col2im of this input "
+                                  "gradient was not vectorized; it takes the generic path"
+                                  + (f": {error}" if error else ""))
     for tag in sorted(left):
         emit_remark(rewritten[tag][0], "msmlir-cpu-conv-to-matmul: the im2col gather of this "
                                        "convolution was not vectorized; it takes the generic path"
@@ -474,8 +931,8 @@ def convs_to_matmuls(func: ir.Operation, threads: int, col_chunk: int = COL_CHUN
 def conv_to_matmul(module: ir.Operation, *, threads: int, col_chunk: int):
     for func in list(funcs(module)):
         try:
-            convs_to_matmuls(func, threads, col_chunk)
+            convs_to_matmuls(func, threads, col_chunk, min(GRAD_CHUNK, col_chunk))
         except Exception as e:  # noqa: BLE001 - a strategy bug must not fail compilation
-            strip_attrs(module, (IM2COL_TAG,))
+            strip_attrs(module, (IM2COL_TAG, COL2IM_TAG, DIRECT_TAG))
             emit_remark(func.location, "msmlir-cpu-conv-to-matmul: internal error, the remaining "
                                        f"convolutions keep the plain path: {type(e).__name__}: {e}")

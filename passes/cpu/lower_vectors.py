@@ -26,21 +26,29 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf
 
 from ..common.linalg import walk_ops
-from ..common.transform import ANY, Script, apply_script
+from ..common.transform import ANY, Script, apply_script, i64, strip_attrs
 from ..registry import Option, register_pass
 
 
-def _lower_vectors_script(threads: int) -> str:
+RANK_ATTR = "msmlir.forall_rank"
+
+
+def _lower_vectors_script(threads: int, ranks: tuple[int, ...]) -> str:
+    """`ranks`: the numbers of induction variables of the scf.forall loops
+    (each tagged with RANK_ATTR): forall_to_for yields one scf.for per
+    induction variable, so each rank gets its own foreach."""
     s = Script()
-    foralls = s.match_ops("%root", ["scf.forall"])
-    s.emit(f"transform.foreach {foralls} : {ANY} {{")
-    s.emit(f"^bb0(%fa: {ANY}):")
-    if threads > 1:
-        s.emit(f"  %par = transform.loop.forall_to_parallel %fa : ({ANY}) -> {ANY}")
-    else:
-        s.emit(f"  %ser = transform.loop.forall_to_for %fa : ({ANY}) -> {ANY}")
-    s.emit("  transform.yield")
-    s.emit("}")
+    for r in ranks:
+        foralls = s.match_attr("%root", RANK_ATTR, r)
+        s.emit(f"transform.foreach {foralls} : {ANY} {{")
+        s.emit(f"^bb0(%fa: {ANY}):")
+        if threads > 1:
+            s.emit(f"  %par = transform.loop.forall_to_parallel %fa : ({ANY}) -> {ANY}")
+        else:
+            res = ", ".join(f"%ser{i}" for i in range(r))
+            s.emit(f"  {res} = transform.loop.forall_to_for %fa : ({ANY}) -> ({', '.join([ANY] * r)})")
+        s.emit("  transform.yield")
+        s.emit("}")
     funcs = s.match_ops("%root", ["func.func"])
     s.patterns(funcs, ["canonicalization"])
     s.cse(funcs)
@@ -74,12 +82,18 @@ _SCRIPTS: dict = {}
 def lower_vectors(module: ir.Operation, *, threads: int):
     for op in walk_ops(module, [], lambda o: o.name == "memref.copy"):
         split_strided_copy(op)
-    key = threads > 1
+    ranks = set()
+    for fa in walk_ops(module, [], lambda o: o.name == "scf.forall"):
+        r = len(fa.regions[0].blocks[0].arguments) - (len(fa.results))
+        fa.attributes[RANK_ATTR] = i64(r)
+        ranks.add(r)
+    key = (threads > 1, tuple(sorted(ranks)))
     if key not in _SCRIPTS:
-        _SCRIPTS[key] = _lower_vectors_script(threads)
+        _SCRIPTS[key] = _lower_vectors_script(threads, key[1])
     interesting = walk_ops(module, [], lambda o: o.name.startswith("vector.") or o.name == "scf.forall")
     if interesting:
         apply_script(module, _SCRIPTS[key])
+    strip_attrs(module, (RANK_ATTR,))
 
 
 _DYNAMIC = -(1 << 63)  # ShapedType::kDynamic

@@ -20,8 +20,12 @@ Each matmul's recipe is applied on its own and all or nothing: a half-applied
 recipe would leave linalg.pack ops, which neither bufferize nor lower to
 loops. If the interpreter fails, the function is restored, that matmul is
 left as it was (it takes the generic tile+vectorize path) and a remark at the
-matmul says so. With `threads` > 1 the outer cache-block loop of big matmuls
-is an `scf.forall` (tasks on the MLIR async runtime).
+matmul says so. With `threads` > 1 the outer loop of matmuls of at least
+PARALLEL_MIN_FLOPS is an `scf.forall` (tasks on the MLIR async runtime): one
+task per cache block of rows when there are enough of them, else the column
+panels (or rows) cut into `threads` pieces, so mid-size matmuls (M=128 of a
+training batch) are split too. A narrow C (n <= NR/2, e.g. N=10 logits) is
+packed in half-width panels.
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ import os as _os
 from mlir import ir
 
 from ..common.diagnostics import emit_remark
-from ..common.linalg import PARALLEL_MIN_WORK, MatmulInfo, funcs, is_structured, matmul_info, walk_ops
+from ..common.linalg import MatmulInfo, funcs, is_structured, matmul_info, walk_ops
 from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
 from ..registry import Option, register_pass
 from .tiling import divisor_le, host_has_avx512
@@ -40,6 +44,13 @@ SKIP_TAG = "msmlir.cg_no_pack"
 
 # Matmuls smaller than this (m*n*k) take the generic path.
 MATMUL_MIN_WORK = 32 * 32 * 32
+
+# With threads, matmuls of at least this many flops (2*m*n*k) are split into
+# tasks. A parallel region costs ~30-70 us on the async runtime (waking an idle
+# worker and then the waiting caller), so only matmuls of a few hundred us are
+# worth it; the packing copies stay serial (their own regions cost more than
+# they save).
+PARALLEL_MIN_FLOPS = 1 << 24
 
 # With threads, also split the packing/unpacking copies into tasks (each
 # parallel region costs JIT time: the async runtime lowering makes coroutines).
@@ -59,6 +70,22 @@ def kernel_shape() -> tuple[int, int, int, int, int]:
     return (4, 16, 16, 8, 256)
 
 
+def _task_split(mo: int, no: int, tm: int, tn: int, threads: int) -> tuple[int, int] | None:
+    """(dim, chunk): the outer loop of the packed matmul split into tasks of
+    `chunk` packs along dim 0 (row panels) or 1 (column panels); None if
+    neither dim splits into `threads` even tasks. Whole cache blocks of rows
+    when there are at least `threads` of them (as many tasks as blocks: they
+    balance), else the columns in `threads` pieces (each task reads its own
+    part of the B panels; A is small then), else the rows in pieces."""
+    if mo // tm >= threads:
+        return 0, tm
+    if no >= threads and no % threads == 0:
+        return 1, no // threads
+    if mo >= threads and mo % threads == 0:
+        return 0, mo // threads
+    return None
+
+
 def _k_tile(k: int) -> int:
     for c in (4, 8, 2, 6, 3, 5, 7):
         if k % c == 0:
@@ -68,6 +95,8 @@ def _k_tile(k: int) -> int:
 
 def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) -> None:
     MR, NR, TM, TN, TK = kernel_shape()
+    if mi.n <= NR // 2 and not _os.environ.get("MSMLIR_MM_KERNEL"):
+        NR //= 2  # a narrow C (e.g. N=10 logits) is padded to half a panel, not a whole one
     mo, no = -(-mi.m // MR), -(-mi.n // NR)
     tm, tn, tk = divisor_le(mo, TM), divisor_le(no, TN), divisor_le(mi.k, TK)
     kt = _k_tile(tk)
@@ -98,7 +127,9 @@ def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) 
     pany = s.fresh("p")
     s.emit(f"{pany} = transform.cast {p} : {gen} to {ANY}")
     p = pany
-    par = threads > 1 and 2 * mi.m * mi.n * mi.k >= PARALLEL_MIN_WORK * 64
+    par = threads > 1 and 2 * mi.m * mi.n * mi.k >= PARALLEL_MIN_FLOPS
+    split = _task_split(mo, no, tm, tn, threads) if par else None
+    par = split is not None
 
     def tiled(h: str, sizes: list[int], dim0: int) -> str:
         """tile_using_for; with threads, first split dim 0 into `threads` tasks."""
@@ -107,9 +138,13 @@ def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) 
         t, _ = s.tile(h, sizes)
         return t
 
-    if par and (mo // tm) > 1:
-        outer, fa = s.tile_forall(p, [tm, 0, 0])
-        t1, _ = s.tile(outer, [0, tn, tk])
+    if split is not None:
+        dim, chunk = split
+        outer, fa = s.tile_forall(p, [chunk, 0, 0] if dim == 0 else [0, chunk, 0])
+        if dim == 0:
+            t1, _ = s.tile(outer, [divisor_le(chunk, tm), tn, tk])
+        else:
+            t1, _ = s.tile(outer, [tm, divisor_le(chunk, tn), tk])
     else:
         t1, _ = s.tile(p, [tm, tn, tk])
     t2, _ = s.tile(t1, [1, 1, kt])

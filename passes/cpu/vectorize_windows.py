@@ -115,7 +115,8 @@ def window_to_extract(op: ir.Operation, bad: list[int]) -> ir.Operation:
     return new.operation
 
 
-def window_script(s: Script, root: str, tag: int, li: LoopInfo, threads: int) -> bool:
+def window_script(s: Script, root: str, tag: int, li: LoopInfo, threads: int,
+                  key: str = TAG) -> bool:
     """A window op (inputs gathered by tensor.extract): a vector along the
     innermost parallel dim, the other parallel dims tiled by 1 (with threads,
     the outermost big one first split into scf.forall tasks), then the
@@ -132,7 +133,7 @@ def window_script(s: Script, root: str, tag: int, li: LoopInfo, threads: int) ->
     masked = v == 0   # no divisor of a good vector length: masked vectors, partial last tile
     if masked:
         v = lanes(li.min_bits)
-    h = s.match_attr(root, TAG, tag)
+    h = s.match_attr(root, key, tag)
     psizes = [1 if it == "parallel" else 0 for it in its]
     psizes[inner] = v
     work = 1

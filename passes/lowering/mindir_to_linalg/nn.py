@@ -209,6 +209,14 @@ def _conv_named(x: ir.Value, w: ir.Value, out_shape, strides, dilations, group: 
 # Convolutions
 # ----------------------------------------------------------------------------
 
+# On the convolution of lower_conv2d_backprop_input (group 1): array<i64: sh, sw,
+# dh, dw, pad_top, pad_left, OH, OW> of the forward convolution. Its operands are
+# dout zero-interleaved/padded (a tensor.pad, or a strided tensor.insert_slice into
+# a fill, possibly cropped by a tensor.extract_slice) and the flipped, transposed
+# weight (a tensor.extract generic of w); msmlir-cpu-conv-to-matmul reads dout and
+# w back through them. Other passes ignore it (the op is a plain convolution).
+INPUT_GRAD_TAG = "msmlir.conv_input_grad"
+
 
 @lowering("mindir.conv2d")
 def lower_conv2d(op):
@@ -265,8 +273,13 @@ def lower_conv2d_backprop_input(op):
     if g == 1:
         wt = gather_generic(w, [cg, og, kh, kw], lambda ix: [ix[1], ix[0]] + flipped(ix[2], ix[3]))
         init = fill([n, c] + in_shape[2:], elem, 0.0)
-        return linalg.conv_2d_nchw_fchw(p, wt, outs=[init], strides=_i64_attr([1, 1]),
-                                        dilations=_i64_attr(cv.dilation))
+        r = linalg.conv_2d_nchw_fchw(p, wt, outs=[init], strides=_i64_attr([1, 1]),
+                                     dilations=_i64_attr(cv.dilation))
+        # The forward geometry, for msmlir-cpu-conv-to-matmul (which computes the
+        # input gradient from dout and w without the zeros of p): see INPUT_GRAD_TAG.
+        r.owner.attributes[INPUT_GRAD_TAG] = ir.DenseI64ArrayAttr.get(
+            list(cv.stride) + list(cv.dilation) + [cv.pads[0][0], cv.pads[1][0], oh, ow])
+        return r
     w5 = reshape_to(w, [g, og, cg, kh, kw])
     wt = gather_generic(w5, [g, cg, og, kh, kw],
                         lambda ix: [ix[0], ix[2], ix[1]] + flipped(ix[3], ix[4]))

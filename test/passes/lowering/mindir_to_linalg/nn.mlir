@@ -52,7 +52,7 @@ func.func @conv2d_group_dilation(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32
 //       CHECK:     %[[E:.+]] = tensor.extract %[[W]][%[[O]], %[[C]], %[[FI]], %[[FJ]]] : tensor<6x4x3x3xf32>
 //       CHECK:     linalg.yield %[[E]]
 //       CHECK:   %[[INIT:.+]] = linalg.fill {{.*}} -> tensor<1x4x8x8xf32>
-//       CHECK:   %[[DX:.+]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+//       CHECK:   %[[DX:.+]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, msmlir.conv_input_grad = array<i64: 2, 2, 1, 1, 0, 0, 4, 4>, strides = dense<1> : tensor<2xi64>}
 //  CHECK-SAME:     ins(%[[P]], %[[WT]] : tensor<1x6x10x10xf32>, tensor<4x6x3x3xf32>) outs(%[[INIT]] :
 //       CHECK:   return %[[DX]]
 func.func @conv2d_backprop_input(%dy: tensor<1x6x4x4xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x4x8x8xf32> {
