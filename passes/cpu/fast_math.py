@@ -10,18 +10,33 @@ exp:  Cody-Waite range reduction x = n*ln2 + r (|r| <= ln2/2, two-constant
       ln2 with FMAs), Cephes degree-6 polynomial for e^r, scale by 2^n as two
       exponent-bit multiplications (2^(n>>1) * 2^(n - n>>1)) so that results in
       the subnormal range are right and overflow gives +inf. x is clamped to
-      [-104, 89]: exp(-104) rounds to 0, exp(89) to +inf. NaN in -> NaN out.
+      [-104, 89]: exp(-104) rounds to 0, exp(89) to +inf. n = round(x*log2e)
+      comes from the "magic number" 1.5*2^23 added by the FMA (its low mantissa
+      bits are n, read with a bitcast: no rounding or float->int conversion,
+      whose poison on NaN would need a select). NaN in -> NaN out (NaN times
+      any scale).
       Max error vs numpy float64 rounded: see test_fast_math.py (<= 2 ulp, rel
       error < 2.4e-7 for normal results).
 tanh: the Eigen / MLIR rational approximation x*P(x^2)/Q(x^2) on x clamped to
       [-7.9988, 7.9988]; tanh(x) = x for |x| < 4e-4; +-1 for |x| >= 9.
 erf:  Eigen's rational approximation x*P(x^2)/Q(x^2) on x clamped to [-4, 4]
       (erf(+-4) = +-1 in f32).
+
+With row-ops (the default), two rewrites for the row loops of
+msmlir-fuse-rows (softmax, layernorm):
+div:  an f32 vector divided by a broadcast value (softmax's x / sum) becomes
+      a multiplication by the broadcast reciprocal (one division per row, not
+      one per element; <= 1.5 ulp; LLVM hoists the reciprocal out of the loop).
+row reductions: f32 vector.multi_reduction <maximumf|minimumf|maxnumf|minnumf|
+      add|mul> of one row ([1, N] or [N], N = 2^k * m) becomes a tree of
+      halving elementwise ops (max/min: exact; add: pairwise, reassociated as
+      the partial-sum vectors already are); LLVM otherwise expands these
+      reductions into a serial chain of scalar ops, one per lane.
 """
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, math
+from mlir.dialects import arith, math, vector
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from ..common.linalg import walk_ops
@@ -115,25 +130,28 @@ class _B:
         return arith.cmpf(arith.CmpFPredicate.UNO, x, x)
 
 
+EXP_MAGIC = 12582912.0  # 1.5 * 2^23: x + MAGIC rounds x to an integer in the low mantissa bits
+EXP_MAGIC_BITS = 0x4B400000
+
+
 def build_exp(b: _B, x: ir.Value) -> ir.Value:
-    nan = b.is_nan(x)
-    # NaN lanes run through the rest as NaN/poison and are replaced at the end
-    # (a select does not propagate poison from the arm it does not pick).
+    # (NaN: the clamp keeps it, and it runs through as NaN: y is NaN, the
+    # integer scale bits are just bits.)
     xc = b.clamp(x, EXP_LO, EXP_HI)
-    # n = round(x / ln2)
-    n = math.floor(b.fma(xc, b.f(LOG2E), b.f(0.5)))
+    # t = x/ln2 + 1.5*2^23, rounded to an integer n by the addition: n = t - MAGIC
+    t = b.fma(xc, b.f(LOG2E), b.f(EXP_MAGIC))
+    n = arith.subf(t, b.f(EXP_MAGIC))
     r = b.fma(n, b.f(-LN2_HI), xc)
     r = b.fma(n, b.f(-LN2_LO), r)
     r2 = arith.mulf(r, r)
     p = b.horner(r, EXP_P)
     y = b.fma(p, r2, arith.addf(r, b.f(1.0)))
-    ni = arith.fptosi(b.it, n)
+    ni = arith.subi(arith.bitcast(b.it, t), b.i(EXP_MAGIC_BITS))
     n1 = arith.shrsi(ni, b.i(1))
     n2 = arith.subi(ni, n1)
     s1 = arith.bitcast(b.t, arith.shli(arith.addi(n1, b.i(127)), b.i(23)))
     s2 = arith.bitcast(b.t, arith.shli(arith.addi(n2, b.i(127)), b.i(23)))
-    res = arith.mulf(arith.mulf(y, s1), s2)
-    return arith.select(nan, x, res)
+    return arith.mulf(arith.mulf(y, s1), s2)
 
 
 def build_tanh(b: _B, x: ir.Value) -> ir.Value:
@@ -183,6 +201,82 @@ def _pattern(build, min_lanes: int):
     return rewrite
 
 
+def _div_by_broadcast(min_lanes: int):
+    """x / broadcast(s) -> x * broadcast(1 / s) on f32 vectors."""
+    def rewrite(op, rewriter):
+        op = op.operation if hasattr(op, "operation") else op
+        t = op.results[0].type
+        if not isinstance(t, ir.VectorType) or not _is_f32(t) or _lanes(t) < min_lanes:
+            return True
+        rhs = op.operands[1]
+        owner = rhs.owner
+        owner = owner.operation if hasattr(owner, "operation") else owner
+        if not isinstance(owner, ir.Operation) or owner.name != "vector.broadcast":
+            return True
+        src = owner.operands[0]
+        if not _is_f32(src.type):
+            return True
+        with op.location, rewriter.ip:
+            one = _B(src.type).f(1.0)
+            recip = arith.divf(one, src)
+            new = arith.mulf(op.operands[0], vector.broadcast(t, recip))
+        rewriter.replace_op(op, [new])
+        return None
+    return rewrite
+
+
+_TREE_KINDS = {"maximumf": arith.maximumf, "minimumf": arith.minimumf,
+               "maxnumf": arith.maxnumf, "minnumf": arith.minnumf, "add": arith.addf,
+               "mul": arith.mulf}
+
+
+def _reduction_tree(op, rewriter):
+    """vector.multi_reduction <max/min> of one row -> halving tree."""
+    op = op.operation if hasattr(op, "operation") else op
+    parent = op.parent
+    if parent is not None and parent.name == "vector.mask":
+        return True  # masked: the lanes outside the mask must not be combined
+    kind = str(op.attributes["kind"]).removeprefix("#vector.kind<").removesuffix(">")
+    combine = _TREE_KINDS.get(kind)
+    src, acc = op.operands[0], op.operands[1]
+    st = ir.VectorType(src.type)
+    if combine is None or not _is_f32(st) or st.rank not in (1, 2):
+        return True
+    dims = list(ir.DenseI64ArrayAttr(op.attributes["reduction_dims"]))
+    shape = list(st.shape)
+    if st.rank == 2 and (shape[0] != 1 or dims != [1]):
+        return True
+    if st.rank == 1 and dims != [0]:
+        return True
+    n = shape[-1]
+    if n < 4 or n % 2:
+        return True
+    f32 = ir.F32Type.get()
+    with op.location, rewriter.ip:
+        v = src
+        if st.rank == 2:
+            v = vector.shape_cast(ir.VectorType.get([n], f32), v)
+        while n > 1 and n % 2 == 0:
+            h = n // 2
+            ht = ir.VectorType.get([h], f32)
+            lo = vector.extract_strided_slice(ht, v, [0], [h], [1])
+            hi = vector.extract_strided_slice(ht, v, [h], [h], [1])
+            v = combine(lo, hi)
+            n = h
+        if st.rank == 2:  # result vector<1xf32>, acc vector<1xf32>
+            if n > 1:
+                r = vector.reduction(f32, ir.Attribute.parse(f"#vector.kind<{kind}>"), v)
+                v = vector.broadcast(ir.VectorType.get([1], f32), r)
+            new = combine(v, acc)
+        else:  # scalar result and acc
+            if n > 1:
+                new = vector.reduction(f32, ir.Attribute.parse(f"#vector.kind<{kind}>"), v, acc=acc)
+            else:
+                new = combine(vector.extract(v, [], [0]), acc)
+    rewriter.replace_op(op, [new])
+    return None
+
+
 _FROZEN: dict = {}
 
 
@@ -192,17 +286,25 @@ _FROZEN: dict = {}
                options={"ops": Option(str, "exp,tanh,erf", "which math ops to rewrite"),
                         "min-lanes": Option(int, 8, "rewrite only ops on at least this many elements: "
                                                     "scalar and tiny-vector code is not throughput "
-                                                    "bound and keeps the libm/LLVM intrinsic")})
-def fast_math(module: ir.Operation, *, ops: str, min_lanes: int):
+                                                    "bound and keeps the libm/LLVM intrinsic"),
+                        "row-ops": Option(bool, True, "also f32 vector divisions by a broadcast value "
+                                                      "-> reciprocal multiplications, and max/min "
+                                                      "row reductions -> halving trees")})
+def fast_math(module: ir.Operation, *, ops: str, min_lanes: int, row_ops: bool):
     wanted = {f"math.{o.strip()}" for o in ops.split(",") if o.strip()}
+    if row_ops:
+        wanted |= {"arith.divf", "vector.multi_reduction"}
     if not walk_ops(module, [], lambda o: o.name in wanted):
         return
-    key = (id(module.context), tuple(sorted(wanted)), min_lanes)
+    key = (id(module.context), tuple(sorted(wanted)), min_lanes, row_ops)
     hit = _FROZEN.get(key)
     if hit is None or hit[0] is not module.context:
         patterns = RewritePatternSet(module.context)
         for name in sorted(wanted):
             if name in _BUILDERS:
                 patterns.add(name, _pattern(_BUILDERS[name], min_lanes))
+        if row_ops:
+            patterns.add("arith.divf", _div_by_broadcast(min_lanes))
+            patterns.add("vector.multi_reduction", _reduction_tree)
         hit = _FROZEN[key] = (module.context, patterns.freeze())
     walk_and_apply_patterns(module, hit[1])

@@ -15,8 +15,18 @@ memory; fused, a row stays in cache (or registers) between the ops, and
 msmlir-cpu-tile-vectorize then vectorizes the per-row ops. It is graph-kernel
 fusion at the linalg level: one cluster becomes one loop nest.
 
-Producers with a use outside the cluster are left out (fusing them would
-recompute them, not remove them). Clusters whose sink iterates less than
+Producers with a use outside the cluster after the sink (e.g. a layernorm's
+mean and rstd returned next to y) are computed in the row loop too and
+yielded as extra loop results (the loop is built as an scf.forall, whose
+fusion can yield producers, then made an scf.for); producers with other
+outside uses are left out. Each producer gets its own `tensor.empty` init
+(shared with the sink's, its fused tile would write the output row, which
+bufferization then copies). In functions with reshapes between their linalg
+ops (an expanded layernorm's [rows, 1] statistics) the unit dims are folded
+first (upstream fold-unit-extent-dims patterns) and cheap elementwise
+producers with several consumers (`x - mean`) are cloned per consumer and
+fused into it (upstream elementwise fusion), so the chain is one row loop
+without a temporary. Clusters whose sink iterates less than
 `min-work` times are left alone (compile time). With `threads` > 1 the rows of
 big clusters are first split into `threads` scf.forall tasks. Runs after
 msmlir-cpu-generalize (it reads linalg.generic and linalg.fill only). If the
@@ -26,13 +36,17 @@ unfused.
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import arith, scf
+from mlir.passmanager import PassManager
 
 from ..common.diagnostics import emit_remark
-from ..common.linalg import MIN_WORK, PARALLEL_MIN_WORK, fill_shape, funcs, is_structured, loop_info, numel
+from ..common.linalg import (MIN_WORK, PARALLEL_MIN_WORK, fill_shape, funcs, is_structured, loop_info,
+                             numel, walk_ops)
 from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
 from ..registry import Option, register_pass
 
 TAG = "msmlir.fuse"
+ROW_FORALL = "msmlir.row_forall"
 
 
 def _dims_prefix(m: ir.AffineMap, r: int) -> bool:
@@ -114,23 +128,40 @@ def _row_clusters(func: ir.Operation):
                         continue
                 members.append(pi)
                 frontier.append(pi)
-        members = _closed_cluster(ops, si, members, producer, infos)
+        members, yielded = _closed_cluster(ops, si, members, producer, infos)
         if len(members) > 1:
             # consumers before producers (program order reversed)
             members = sorted(set(members), reverse=True)
             taken.update(members)
-            clusters.append((r, [ops[i] for i in members]))
+            clusters.append((r, [ops[i] for i in members], bool(yielded)))
     return clusters
 
 
+def _block_ancestor(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """`op` or its ancestor whose parent block is `block` (None: not in it)."""
+    while op is not None:
+        parent = op.parent
+        if parent is None:
+            return None
+        if op.block == block:
+            return op
+        op = parent.operation if hasattr(parent, "operation") else parent
+    return None
+
+
 def _closed_cluster(ops, si, members, producer, infos):
-    """Drops producers with a use outside the cluster (fuse_into_containing_op
-    only handles those for scf.forall, and recomputing them would not remove
-    the original anyway), then whatever is no longer reachable from the sink."""
+    """Drops producers with a use outside the cluster that does not come
+    after the sink in the block (such uses could not take the row loop's
+    result), then whatever is no longer reachable from the sink. Returns
+    (members, yielded): the producers kept with uses after the sink (e.g. a
+    layernorm's mean and rstd returned next to y) are computed in the row
+    loop too, which yields their rows as extra results."""
     members = set(members)
+    sink = ops[si]
+    block = sink.block
     while True:
         member_ops = [ops[i] for i in members]
-        bad = set()
+        bad, yielded = set(), set()
         for i in members:
             if i == si:
                 continue
@@ -138,7 +169,12 @@ def _closed_cluster(ops, si, members, producer, infos):
                 for use in res.uses:
                     owner = use.owner
                     owner = owner.operation if hasattr(owner, "operation") else owner
-                    if not any(owner == m for m in member_ops):
+                    if any(owner == m for m in member_ops):
+                        continue
+                    top = _block_ancestor(owner, block)
+                    if top is not None and sink.is_before_in_block(top):
+                        yielded.add(i)
+                    else:
                         bad.add(i)
         if not bad:
             break
@@ -153,18 +189,166 @@ def _closed_cluster(ops, si, members, producer, infos):
                     reach.add(pi)
                     stack.append(pi)
         members = reach
-    return sorted(members)
+    return sorted(members), sorted(yielded & members)
+
+
+_RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
+
+
+def _reshape_between_linalg(func: ir.Operation) -> bool:
+    """Whether a reshape in the entry block takes a linalg result or feeds a
+    linalg op (e.g. an expanded layer_norm's [rows, 1] statistics)."""
+    for o in func.regions[0].blocks[0].operations:
+        o = o.operation
+        if o.name not in _RESHAPES:
+            continue
+        src = o.operands[0].owner
+        src = src.operation if hasattr(src, "operation") else src
+        if isinstance(src, ir.Operation) and is_structured(src):
+            return True
+        for use in o.results[0].uses:
+            owner = use.owner
+            owner = owner.operation if hasattr(owner, "operation") else owner
+            if is_structured(owner):
+                return True
+    return False
+
+
+def _sink_reshapes(func: ir.Operation) -> None:
+    """Moves each reshape of the entry block down to just before its first
+    user there (pure ops: a reshape of a row cluster's statistic, e.g. the
+    [rows] -> [rows, 1] mean of a layernorm, would otherwise sit between
+    the producer and the sink and keep the producer out of the row loop)."""
+    block = func.regions[0].blocks[0]
+    reshapes = [o.operation for o in block.operations if o.operation.name in _RESHAPES]
+    for op in reversed(reshapes):
+        first = None
+        for use in op.results[0].uses:
+            owner = use.owner
+            owner = owner.operation if hasattr(owner, "operation") else owner
+            top = _block_ancestor(owner, block)
+            if top is None:
+                first = None
+                break
+            if first is None or top.is_before_in_block(first):
+                first = top
+        if first is not None and op.is_before_in_block(first):
+            op.move_before(first)
+
+
+def fold_unit_dims(func: ir.Operation) -> ir.Operation:
+    """Upstream's fold-unit-extent-dims patterns (+ canonicalization, CSE) on
+    `func` (with reshapes between its linalg ops): an op on [rows, 1, cols]
+    becomes an op on [rows, cols] and the expand/collapse pairs between
+    producers and consumers cancel, so the chain is one row cluster again.
+    Returns the function (restored if the script failed)."""
+    s = Script()
+    s.patterns("%root", ["linalg.fold_unit_extent_dims_via_reshapes",
+                         "tensor.fold_tensor_empty", "canonicalization"])
+    s.cse("%root")
+    func, error = apply_or_restore(func, s.text())
+    if error is not None:
+        emit_remark(func.location, "msmlir-fuse-rows: folding unit dims failed, the function "
+                                   f"keeps its reshapes: {error}")
+    return func
+
+
+# Multi-use elementwise producers with at most this many payload ops (and no
+# math ops) are recomputed per consumer rather than materialized.
+RECOMPUTE_MAX_OPS = 4
+
+
+def _cheap_elementwise(op: ir.Operation) -> bool:
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return False
+    li = loop_info(op)
+    if li is None or any(it != "parallel" for it in li.iterators):
+        return False
+    if not all(m.is_projected_permutation for m in li.maps):
+        return False
+    body = list(op.regions[0].blocks[0].operations)
+    if len(body) > RECOMPUTE_MAX_OPS + 1:
+        return False
+    return not any(o.operation.name.startswith("math.") or o.operation.name == "linalg.index"
+                   for o in body)
+
+
+def _n_generics(func: ir.Operation) -> int:
+    return sum(1 for o in func.regions[0].blocks[0].operations
+               if o.operation.name == "linalg.generic")
+
+
+def recompute_multi_use(func: ir.Operation) -> ir.Operation:
+    """Clones each cheap elementwise producer with several linalg consumers
+    (and no other use) once per consumer, then runs upstream elementwise
+    fusion (which fuses single-use producers only) on the function: e.g. an
+    expanded layernorm's `x - mean`, used by the variance and by the
+    normalization, is recomputed from x in both instead of written to a
+    temporary and read back. If a clone does not fuse (more linalg.generic
+    ops than before), the function is put back as it was. Returns the
+    function."""
+    block = func.regions[0].blocks[0]
+    candidates = []
+    for op in [o.operation for o in block.operations]:
+        if not _cheap_elementwise(op):
+            continue
+        uses = list(op.results[0].uses)
+        if len(uses) < 2:
+            continue
+        owners = []
+        for use in uses:
+            owner = use.owner
+            owner = owner.operation if hasattr(owner, "operation") else owner
+            if owner.name != "linalg.generic" or owner.block != block:
+                owners = None
+                break
+            n_in = len(owner.operands) - len(owner.results)
+            if use.operand_number >= n_in:
+                owners = None  # an init, not an input
+                break
+            owners.append((owner, use.operand_number))
+        if owners:
+            candidates.append((op, owners))
+    if not candidates:
+        return func
+    before = _n_generics(func)
+    backup_holder = ir.Module.create(loc=ir.Location.unknown(func.context))
+    with ir.InsertionPoint(backup_holder.body):
+        backup = func.clone()
+    for op, owners in candidates:
+        for owner, k in owners[1:]:
+            c = op.clone(ir.InsertionPoint(op))
+            owner.operands[k] = c.results[0]
+    try:
+        PassManager.parse("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)",
+                          func.context).run(func)
+        ok = _n_generics(func) <= before
+    except ir.MLIRError:
+        ok = False
+    if ok:
+        return func
+    with ir.InsertionPoint(func):
+        restored = backup.clone()
+    func.erase()
+    return restored
 
 
 def fuse_rows(func: ir.Operation, threads: int, min_work: int) -> ir.Operation:
     """Fuses the row clusters of `func`; returns the function (a restored copy
     if the interpreter failed)."""
-    clusters = [(r, m) for r, m in _row_clusters(func) if numel(m[0]) >= min_work]
+    if _reshape_between_linalg(func):
+        # (only there: elsewhere the elementwise fusion of the linalg stage,
+        # bounded by msmlir-bound-elementwise-fusion, has the last word)
+        func = fold_unit_dims(func)
+        func = recompute_multi_use(func)
+    _sink_reshapes(func)
+    clusters = [c for c in _row_clusters(func) if numel(c[1][0]) >= min_work]
     if not clusters:
         return func
     s = Script()
     n = 0
-    for r, members in clusters:
+    for r, members, yields in clusters:
+        _distinct_inits(members[1:])
         seq = s.begin_suppressed("%root")
         sink = members[0]
         tags = []
@@ -185,20 +369,99 @@ def fuse_rows(func: ir.Operation, threads: int, min_work: int) -> ir.Operation:
             h, fa = s.tile_forall(h, fa_sizes)
             producers = _fuse_all(s, producers, fa)
         sizes = [1] * r + [0] * (li.rank - r)
-        _, loops = s.tile(h, sizes)
-        _fuse_all(s, producers, loops[-1])
+        if yields:
+            # producers used after the sink too: fuse_into_containing_op yields
+            # their tiles only from an scf.forall; made an scf.for below
+            _, rows = s.tile_forall(h, sizes)
+            _, rows = _fuse_all(s, producers, rows, last_loop=True)
+            s.emit(f"transform.annotate {rows} \"{ROW_FORALL}\" : {ANY}")
+        else:
+            _, loops = s.tile(h, sizes)
+            _fuse_all(s, producers, loops[-1])
         s.end_sequence()
     func, error = apply_or_restore(func, s.text())
     strip_attrs(func, (TAG,))
     if error is not None:
         emit_remark(func.location, "msmlir-fuse-rows: the fusion script failed; the ops of this "
                                    f"function stay unfused: {error}")
+    for fa in walk_ops(func, [], lambda o: o.name == "scf.forall" and ROW_FORALL in o.attributes):
+        _forall_to_for(fa)
     return func
 
 
-def _fuse_all(s: Script, producers: list[str], loop: str) -> list[str]:
+def _forall_to_for(fa: ir.Operation) -> None:
+    """A row scf.forall (one induction variable, 0 to N by 1, on tensors)
+    -> scf.for with the shared outputs as iteration arguments and the
+    parallel_insert_slices as insert_slices (upstream forall_to_for wants
+    bufferized loops)."""
+    ub = list(ir.DenseI64ArrayAttr(fa.attributes["staticUpperBound"]))
+    lb = list(ir.DenseI64ArrayAttr(fa.attributes["staticLowerBound"]))
+    st = list(ir.DenseI64ArrayAttr(fa.attributes["staticStep"]))
+    if len(ub) != 1 or lb != [0] or st != [1]:
+        del fa.attributes[ROW_FORALL]
+        return
+    outs = list(fa.operands)[-len(fa.results):] if len(fa.results) else []
+    body = fa.regions[0].blocks[0]
+    idx = ir.IndexType.get()
+    with fa.location, ir.InsertionPoint(fa):
+        c0 = arith.constant(idx, 0)
+        cn = arith.constant(idx, ub[0])
+        c1 = arith.constant(idx, 1)
+        loop = scf.ForOp(c0, cn, c1, outs)
+    new_body = loop.body
+    term = next(o.operation for o in body.operations if o.operation.name == "scf.forall.in_parallel")
+    ops_to_move = [o.operation for o in body.operations if o.operation.name != "scf.forall.in_parallel"]
+    with fa.location, ir.InsertionPoint(new_body):
+        anchor = scf.YieldOp([])  # placeholder, replaced below
+    for o in ops_to_move:
+        o.move_before(anchor.operation)
+    args = list(body.arguments)
+    args[0].replace_all_uses_with(loop.induction_variable)
+    for a, it in zip(args[1:], loop.inner_iter_args):
+        a.replace_all_uses_with(it)
+    yielded = list(loop.inner_iter_args)
+    iter_args = list(loop.inner_iter_args)
+    with fa.location, ir.InsertionPoint(anchor.operation):
+        for pis in list(term.regions[0].blocks[0].operations):
+            pis = pis.operation
+            dest = pis.operands[1]
+            k = next(i for i, it in enumerate(iter_args) if it == dest)
+            attrs = {k: pis.attributes[k] for k in pis.attributes}
+            ins = ir.Operation.create("tensor.insert_slice", results=[dest.type],
+                                      operands=list(pis.operands), attributes=attrs)
+            yielded[k] = ins.results[0]
+        scf.YieldOp(yielded)
+    anchor.operation.erase()
+    for old, new in zip(fa.results, loop.results):
+        old.replace_all_uses_with(new)
+    fa.erase()
+
+
+def _distinct_inits(producers: list[ir.Operation]) -> None:
+    """Gives each producer's `tensor.empty` init a copy of its own. After CSE
+    the ops of a cluster share one empty tensor of the full shape; fused into
+    the row loop, a producer whose init is the sink's shared init writes a
+    slice of the sink's result, which bufferization then copies (a whole
+    row, or a whole task's rows under scf.forall, read back from the
+    output) instead of using a row-sized temporary."""
+    for op in producers:
+        n_init = 1 if op.name == "linalg.fill" else len(op.results)
+        base = len(op.operands) - n_init
+        for k in range(base, len(op.operands)):
+            v = op.operands[k]
+            owner = v.owner
+            owner = owner.operation if hasattr(owner, "operation") else owner
+            if not isinstance(owner, ir.Operation) or owner.name != "tensor.empty":
+                continue
+            if sum(1 for _ in v.uses) < 2:
+                continue
+            op.operands[k] = owner.clone(ir.InsertionPoint(op)).results[0]
+
+
+def _fuse_all(s: Script, producers: list[str], loop: str, last_loop: bool = False):
     """fuse_into_containing_op for each producer (consumers first); returns
-    the handles of the fused copies."""
+    the handles of the fused copies (and, with last_loop, the loop's handle
+    after the fusions: a forall that yields a producer is replaced)."""
     fused_ops = []
     for p in producers:
         fused, nl = s.fresh("fu"), s.fresh("fl")
@@ -206,6 +469,8 @@ def _fuse_all(s: Script, producers: list[str], loop: str) -> list[str]:
                f": ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         loop = nl
         fused_ops.append(fused)
+    if last_loop:
+        return fused_ops, loop
     return fused_ops
 
 

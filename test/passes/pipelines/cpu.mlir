@@ -3,13 +3,15 @@
 // RUN: ms-opt %s --pass-pipeline="builtin.module(msmlir-cpu-pipeline{codegen=false})" | FileCheck %s --check-prefix=PLAIN
 
 // The whole CPU pipeline, mindir -> LLVM dialect. With codegen the softmax is
-// 16-lane vector code with the polynomial exp (FMAs, no libm call); with
+// 16-lane vector code with the polynomial exp (FMAs, no libm call) and one
+// reciprocal per row for the normalization (a multiplication per vector); with
 // threads it dispatches tasks to the async runtime; the plain path is scalar
 // and uses the llvm.exp intrinsic (a libm call per element).
 
 // CHECK-LABEL:  llvm.func @softmax
 // CHECK:          llvm.intr.fma({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// CHECK:          llvm.fdiv {{.*}} : vector<16xf32>
+// CHECK:          llvm.fdiv {{.*}} : vector<1xf32>
+// CHECK:          llvm.fmul {{.*}} : vector<16xf32>
 // CHECK-NOT:      llvm.intr.exp
 // CHECK-NOT:      llvm.call @expf
 
