@@ -5,6 +5,14 @@ load/store of a `memref<...xi1>`. Booleans are one byte per element in numpy
 anyway, so after bufferization this pass gives every i1 memref an i8 element
 type and converts at the accesses: loads are followed by `arith.trunci`,
 stored values go through `arith.extui`. The byte layout matches numpy's bool_.
+Vector transfers are converted the same way (a `vector<16xi1>` transfer of a
+`memref<...xi1>` would be lowered to a bit-packed load/store), as are the
+payloads of linalg ops on memrefs (block arguments of widened operands become
+i8, narrowed at the block start; yielded i1 values are widened; a bool
+linalg.fill fills bytes), so the pass can run before the vector and linalg
+lowerings: msmlir-cpu-unroll-transfers runs it right after bufferization when
+vector code touches bool memrefs; here, at the end, it finds nothing left or
+widens the plain path's accesses.
 """
 from __future__ import annotations
 
@@ -119,6 +127,48 @@ def _fix_accesses(module: ir.Operation) -> None:
             if _is_i8_memref(op.operands[1]) and (_is_i1(op.operands[0].type)
                                                  or _widen(op.operands[0].type) is not None):
                 _widen_operand(op, 0)
+        elif name.startswith("linalg.") and len(op.results) == 0 and name != "linalg.yield":
+            _fix_linalg(op)
+
+
+def _fix_linalg(op: ir.Operation) -> None:
+    """A linalg op on memrefs whose i1 memref operands are now i8: its payload
+    block arguments of those operands become i8 (narrowed at the block start),
+    the values it yields into them are widened; a linalg.fill's i1 scalar is
+    widened (its payload yields that argument)."""
+    if not op.regions or not op.regions[0].blocks:
+        return
+    block = op.regions[0].blocks[0]
+    operands = list(op.operands)
+    args = list(block.arguments)
+    if len(args) != len(operands):
+        return
+    widened = [_is_i8_memref(v) and _is_i1(a.type) for v, a in zip(operands, args)]
+    if op.name == "linalg.fill" and widened[-1] and _is_i1(operands[0].type):
+        _widen_operand(op, 0)
+        args[0].set_type(ir.IntegerType.get_signless(8))
+        args[-1].set_type(ir.IntegerType.get_signless(8))  # (unused by the payload)
+        return
+    if not any(widened):
+        return
+    i8 = ir.IntegerType.get_signless(8)
+    ops = list(block.operations)
+    first = ops[0] if ops else None
+    for a, w in zip(args, widened):
+        if not w:
+            continue
+        a.set_type(i8)
+        if first is None or not list(a.uses):
+            continue
+        with ir.InsertionPoint(first), op.location:
+            narrowed = arith.TruncIOp(ir.IntegerType.get_signless(1), a)
+        a.replace_all_uses_except(narrowed.result, narrowed.operation)
+    yld = list(block.operations)[-1]
+    n_out = len(yld.operands)
+    outs = widened[len(widened) - n_out:]
+    for j, w in enumerate(outs):
+        if w and _is_i1(yld.operands[j].type):
+            _widen_operand(yld, j)
 
 
 def _padding_index(op: ir.Operation) -> int:

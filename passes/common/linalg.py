@@ -76,7 +76,8 @@ class LoopInfo:
     maps: list[ir.AffineMap]       # inputs then outputs
     n_inputs: int
     elem_types: list[ir.Type]      # of the tensor operands (inputs then outputs)
-    min_bits: int                  # smallest element width among tensor operands
+    min_bits: int                  # smallest element width among the tensor operands
+                                   # other than i1 (8 if all are i1)
 
     @property
     def rank(self) -> int:
@@ -89,7 +90,8 @@ def _dims_of(m: ir.AffineMap) -> list[int | None]:
 
 def loop_info(op: ir.Operation) -> LoopInfo | None:
     """Loop ranges etc. of a linalg op on static tensors (None if unknown,
-    dynamic, not on tensors, or holding a type the vector path avoids)."""
+    dynamic, not on tensors, or holding a type the vector path avoids: i1 is
+    fine, bools are bytes in memory and masks in vectors)."""
     attrs = op.attributes
     try:
         if "indexing_maps" in attrs:
@@ -129,19 +131,24 @@ def loop_info(op: ir.Operation) -> LoopInfo | None:
             if rt is None:
                 return None
             bits = elem_bits(rt.element_type)
-            if bits is None or bits < 8:
-                return None  # i1 (byte per element in memory, bit-packed in vectors): plain path
-            min_bits = min(min_bits, bits)
+            if bits is None or (bits < 8 and bits != 1):
+                return None
+            if bits >= 8:
+                # (i1 operands do not set the vector length: a mask next to f32
+                # data is a vector<16xi1>, stored one byte per element)
+                min_bits = min(min_bits, bits)
             elem_types.append(rt.element_type)
             for i, d in enumerate(_dims_of(m)):
                 if d is not None:
                     ranges[d] = rt.shape[i]
         else:
             bits = elem_bits(t)
-            if bits is None or bits < 8:
+            if bits is None or (bits < 8 and bits != 1):
                 return None
     if any(r is None for r in ranges):
         return None
+    if min_bits == 64 and all(elem_bits(t) == 1 for t in elem_types):
+        min_bits = 8  # bool only: byte lanes
     return LoopInfo(list(ranges), iterators, maps, len(operands) - n_outputs, elem_types, min_bits)
 
 
@@ -205,7 +212,16 @@ def _is_mul_add_body(op: ir.Operation) -> bool:
 
 # Work (elements or multiply-adds) below which an op is not split across
 # threads (scf.forall tasks): below it, task dispatch costs more than it saves.
-PARALLEL_MIN_WORK = 1 << 16
+# Each parallel region on the MLIR async runtime costs ~60-70 us here (waking
+# a sleeping worker). Measured on the 2-core dev machine (f32 [n/512, 512],
+# threads=2 vs 1, min of interleaved runs): relu(x + y) 2^18: 82 -> 102 us
+# (loss), 2^19: 198 -> 156 us (gain), 2^20: 409 -> 268 us; break-even ~2^18.6.
+PARALLEL_MIN_WORK = 1 << 19
+
+# The same for reductions (one read per element, no write: less work to
+# split), e.g. a row sum: 2^20: 111 -> 117 us (loss), 2^21: 266 -> 192 us
+# (gain); break-even ~2^20.2.
+PARALLEL_MIN_WORK_REDUCTION = 1 << 21
 
 # Default of the `min-work` options: top-level ops (and fused clusters) with a
 # smaller iteration space keep the plain path; their scalar loops compile to

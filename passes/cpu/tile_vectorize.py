@@ -10,13 +10,13 @@ the transform script):
   (elementwise ops with identity maps are flattened first; a transposed
   operand tiles both dims of the transpose together; sizes without a good
   divisor use masked vectors), then vectorized;
-* reductions along the innermost dim: rows tiled by 1 (and the other
-  reduction dims too, until at most REDUCTION_VECTOR_MAX elements are left
-  for the vector: a bias gradient summing [N, C, H, W] over N, H, W must not
-  become one vector.multi_reduction of N*H*W elements, which the vector
-  lowering unrolls into megabytes of IR), the row tiled with
+* reductions along the innermost dim: rows tiled by 1, the row tiled with
   `tile_reduction_using_for` (a vector of partial sums that lives in
-  registers), then vectorized;
+  registers; the other reduction dims are loops around it, tiled by 1: a
+  bias gradient summing [N, C, H, W] over N, H, W keeps W partial sums
+  across N and H), then vectorized; a small reduction (at most
+  REDUCTION_VECTOR_MAX elements per row, the row at most two vectors) is one
+  vector op;
 * reductions elsewhere (e.g. column sums): a vector along the innermost
   (parallel) dim, the reduction loops inside;
 * ops of at most WHOLE_VECTOR_MAX elements: one vector op, no tiling.
@@ -31,24 +31,33 @@ transform runs in its own `transform.sequence failures(suppress)`: if the
 vectorizer rejects an op, that op keeps the plain path (convert-linalg-to-
 loops). If the script fails definitely, the function is restored and a remark
 at the function says it keeps the plain path; a strategy that cannot be
-planned for an op gives a remark at the op. Ops on i1 tensors, dynamic
-shapes, convolutions and pooling windows keep the plain path (the pooling
-windows that msmlir-cpu-vectorize-windows did not take), as do top-level ops
+planned for an op gives a remark at the op. Ops on dynamic shapes,
+convolutions and pooling windows keep the plain path (the pooling windows
+that msmlir-cpu-vectorize-windows did not take), as do top-level ops
 with fewer than `min-work` iterations (their scalar loops compile to much
 less code, LLVM's loop vectorizer still sees them, and they run in
 microseconds either way).
 
+Ops with i1 (bool) operands or results (compares, masks, selects, the relu
+mask of a train step's epilogue) are vectorized too: i1 vectors are masks in
+registers; in memory booleans are bytes (msmlir-cpu-unroll-transfers runs
+msmlir-widen-bool-memrefs after bufferization, before the transfers are
+lowered). The vector length follows the other operands (16 lanes next to f32
+data), or bytes (32 lanes) for ops on booleans only.
+
 With `threads` > 1 the outermost parallel loop of big ops is an `scf.forall`
 (lowered after bufferization by msmlir-cpu-lower-vectors to scf.parallel and
-run on the MLIR async runtime).
+run on the MLIR async runtime): from PARALLEL_MIN_WORK iterations, or
+PARALLEL_MIN_WORK_REDUCTION for reductions (common/linalg.py: measured
+break-evens).
 """
 from __future__ import annotations
 
 from mlir import ir
 
 from ..common.diagnostics import emit_remark
-from ..common.linalg import (MIN_WORK, PARALLEL_MIN_WORK, LoopInfo, elem_bits, funcs, in_block, is_structured,
-                             loop_info, numel, static_tensor, walk_ops)
+from ..common.linalg import (MIN_WORK, PARALLEL_MIN_WORK, PARALLEL_MIN_WORK_REDUCTION, LoopInfo, elem_bits,
+                             funcs, in_block, is_structured, loop_info, numel, static_tensor, walk_ops)
 from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
 from ..registry import Option, register_pass
 from .tiling import divisor_le, lanes, vector_tile
@@ -89,7 +98,8 @@ def generic_script(s: Script, root: str, tag: int, op: ir.Operation, li: LoopInf
     work = 1
     for r in ranges:
         work *= r
-    par_ok = threads > 1 and work >= PARALLEL_MIN_WORK
+    par_ok = threads > 1 and work >= (PARALLEL_MIN_WORK_REDUCTION if "reduction" in its
+                                      else PARALLEL_MIN_WORK)
     if work <= WHOLE_VECTOR_MAX and (rank == 1 or (rank <= 3 and not _body_has_math(op))):
         # (n-D vectors of math ops do not lower to LLVM, so those stay 1-D)
         s.vectorize(h)
@@ -169,17 +179,23 @@ def generic_script(s: Script, root: str, tag: int, op: ir.Operation, li: LoopInf
             if its[d] == "reduction" and ranges[d] > 1:
                 osizes[d] = 1
                 vol //= ranges[d]
-        if any(osizes):
-            t, _ = s.tile(t, osizes)
-        if r <= 2 * n_lanes:
-            s.vectorize(t)
+        if r <= 2 * n_lanes and not any(osizes):
+            s.vectorize(t)  # the whole tile is one small vector
             return True
-        v = vector_tile(r, li.min_bits)
+        # A short row under other reduction loops (a bias gradient's [H, W]
+        # images, W = 28) gets a vector of r partial sums too, kept across
+        # those loops: vectorized as is, each row would be one
+        # vector.multi_reduction into the scalar accumulator, which lowers to
+        # a serial chain of r dependent adds (latency-bound, ~4x slower).
+        v = r if r <= 2 * n_lanes else vector_tile(r, li.min_bits)
         if v == 0:
+            if any(osizes):
+                t, _ = s.tile(t, osizes)
             if r > 4096:
                 return True  # rows tiled, reduction left scalar
             s.vectorize(t)
             return True
+        # (the other reduction dims are tiled by 1 inside the partial-sum loop)
         rsizes = [0 if it == "parallel" else 1 for it in its]
         rsizes[last] = v
         fill, part, comb, _ = s.tile_reduction(t, rsizes)
@@ -213,8 +229,9 @@ def fill_script(s: Script, root: str, tag: int, op: ir.Operation, threads: int) 
     if rt is None or rt.rank == 0:
         return False
     bits = elem_bits(rt.element_type)
-    if bits is None or bits < 8:
+    if bits is None or (bits < 8 and bits != 1):
         return False
+    bits = max(bits, 8)  # i1: stored as bytes
     shape = list(rt.shape)
     v = vector_tile(shape[-1], bits) or divisor_le(shape[-1], lanes(bits))
     h = s.match_attr(root, TAG, tag)

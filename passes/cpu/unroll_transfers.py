@@ -9,6 +9,10 @@ memref.expand_shape with a minor identity map over the collapsed source,
 which is wrong when the vector dims straddle a collapsed group; 1-D transfers
 fold correctly.
 
+First, if a transfer reads or writes a bool (i1) memref, the booleans are
+widened to bytes here (msmlir-widen-bool-memrefs on the module): the
+transfers lowered later would otherwise load/store bit-packed vectors.
+
 Also, a transfer on an expand_shape view of a rank-0 memref (a 0-d value seen
 as `memref<1xT>`, e.g. a keep_dims reduction result) becomes a scalar
 memref.load/store of the source: after msmlir-cpu-lower-vectors turns it into
@@ -20,6 +24,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import memref, vector
 
+from ..bufferize.widen_bool_memrefs import widen_bool_memrefs
 from ..common.linalg import defining_op, walk_ops
 from ..common.transform import Script, apply_script
 from ..registry import register_pass
@@ -39,6 +44,12 @@ def unroll_transfers(module: ir.Operation):
                                                             "vector.transfer_write"))
     if not transfers:
         return
+    if any(_on_bool_memref(op) for op in transfers):
+        # booleans stored as bytes now, before the transfers are lowered (a
+        # vector<16xi1> load/store of a memref<...xi1> would be bit-packed)
+        widen_bool_memrefs(module)
+        transfers = walk_ops(module, [], lambda o: o.name in ("vector.transfer_read",
+                                                                "vector.transfer_write"))
     for op in transfers:
         _scalarize_rank0_view(op)
     if _UNROLL is None:
@@ -47,6 +58,13 @@ def unroll_transfers(module: ir.Operation):
         s.patterns(funcs, ["vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true"])
         _UNROLL = s.text()
     apply_script(module, _UNROLL)
+
+
+def _on_bool_memref(op: ir.Operation) -> bool:
+    src = op.operands[0] if op.name == "vector.transfer_read" else op.operands[1]
+    t = src.type
+    return isinstance(t, ir.MemRefType) and isinstance(t.element_type, ir.IntegerType) \
+        and t.element_type.width == 1
 
 
 def _rank0_source(view: ir.Value) -> ir.Value | None:

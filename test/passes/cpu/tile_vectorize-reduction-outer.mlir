@@ -2,13 +2,19 @@
 
 // A bias gradient: [N, C, H, W] summed over N, H, W (innermost dim a
 // reduction, other reduction dims outside it). The channel loop is tiled by
-// 1 and so is N: the vector covers one [H, W] image (100 elements), not the
-// whole N*H*W = 6400 (a multi_reduction that size is unrolled into megabytes
-// of IR and minutes of LLVM codegen).
+// 1; the row (W = 10) gets a vector of 10 partial sums, carried across the
+// N and H loops (each tiled by 1), reduced into the channel's sum once at the
+// end: neither one vector.multi_reduction of the whole N*H*W = 6400 (unrolled
+// into megabytes of IR and minutes of LLVM codegen) nor one per image or row
+// (a serial chain of dependent scalar adds).
 // CHECK-LABEL: func.func @bias_grad
 // CHECK:         scf.for {{.*}} to %c16 step %c1
-// CHECK:           scf.for {{.*}} to %c64 step %c1
-// CHECK:             vector.multi_reduction <add>, {{.*}} : vector<1x1x10x10xf32> to vector<1xf32>
+// CHECK:           vector.transfer_write {{.*}} : vector<10xf32>, tensor<1x1x1x10xf32>
+// CHECK:           scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<1x1x1x10xf32>)
+// CHECK:             scf.for {{.*}} to %c10 step %c1 {{.*}} -> (tensor<1x1x1x10xf32>)
+// CHECK-NOT:           vector.multi_reduction
+// CHECK:               arith.addf {{.*}} : vector<10xf32>
+// CHECK:           vector.multi_reduction <add>, {{.*}} : vector<1x1x1x10xf32> to vector<1xf32>
 // CHECK-NOT:     vector<64x
 // CHECK-NOT:     linalg.generic
 func.func @bias_grad(%x: tensor<64x16x10x10xf32>) -> tensor<16xf32> {

@@ -247,7 +247,7 @@ func.func @f(%x: {t}, %g: {v}, %b: {v}) -> {t} {{
 }}"""
 
 
-@pytest.mark.parametrize("shape", [(64, 1024), (37, 1000), (3, 5, 7), (128, 13)])
+@pytest.mark.parametrize("shape", [(64, 1024), (37, 1000), (3, 5, 7), (128, 13), (512, 1024)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_softmax_fused(shape, threads):
     x = (3 * RNG.standard_normal(shape)).astype(np.float32)
@@ -257,7 +257,7 @@ def test_softmax_fused(shape, threads):
     np.testing.assert_allclose(cm.call("f", x)[0], e / e.sum(-1, keepdims=True), rtol=2e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("shape", [(64, 1024), (37, 1000), (4, 6, 80)])
+@pytest.mark.parametrize("shape", [(64, 1024), (37, 1000), (4, 6, 80), (512, 1024)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_layernorm_fused(shape, threads):
     n = shape[-1]
@@ -283,7 +283,7 @@ def test_softmax_is_one_row_loop():
 
 
 def test_softmax_threads_forall():
-    s = codegen_ir(softmax_text((256, 1024)), threads=2)
+    s = codegen_ir(softmax_text((512, 1024)), threads=2)
     assert "scf.forall" in s
 
 
