@@ -40,8 +40,12 @@ def _square(op, d):
 
 @bprop("mindir.relu")
 def _relu(op, d):
-    x = _x(op)
-    return [E.where(mindir.greater(x, E.scalar(0.0, x)), d[0])]
+    # The mask from the output, as MindSpore's ReluGrad(dout, out): y > 0 iff
+    # x > 0 (NaN and -0 included), and y is live anyway (the next layer reads
+    # it), so the forward kernel stores no mask and the backward kernel
+    # computes it where it is used.
+    y = _y(op)
+    return [E.where(mindir.greater(y, E.scalar(0.0, y)), d[0])]
 
 
 @bprop("mindir.exp")
