@@ -3,10 +3,15 @@
     model.py           a function's affine.for nests -> statements, domains,
                        accesses, original schedule (NotRepresentable otherwise)
     dependences.py     RAW/WAR/WAW with isl dataflow; reductions
-    schedule.py        isl scheduler, tiling of permutable bands (CPU L1 model),
-                       parallel marks
+    targets.py         memory models as data: cpu (L1/L2/L3, vector width from
+                       the host), gpu (shared/threads/registers), ascend (910B)
+    schedule.py        isl scheduler, multi-level tiling of permutable bands
+                       (sizes solved per target), band / parallel / gpu marks
     codegen.py         isl AST -> affine.for / affine.if, statements cloned
     poly_schedule.py   mskernel-poly-schedule: the pass
-    print_schedule.py  mskernel-print-schedule: the chosen schedule as remarks
+    promote.py         mskernel-promote-buffers: tile footprints -> buffers at
+                       #mskernel.scope levels, copy-in/out loops
+    print_schedule.py  mskernel-print-schedule: the chosen schedule (sizes per
+                       level, promoted buffers) as remarks
 """
-from . import poly_schedule, print_schedule  # noqa: F401  (register the passes)
+from . import poly_schedule, print_schedule, promote  # noqa: F401  (register the passes)

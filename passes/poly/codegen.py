@@ -6,7 +6,11 @@ multi-result lb/ub maps, `<=` becomes ub + 1, the increment the step), `if`
 -> `affine.if`, a statement call -> one `affine.apply` per original
 induction variable and clones of the statement's ops remapped to them (the
 arith.constant ops they use are cloned along). A "parallel" mark puts
-`mskernel.parallel` on the first loop under it; each innermost unit-step loop
+`mskernel.parallel` on the first loop under it, a "band:<level>" mark
+`mskernel.band = "<level>"` (the first loop of a tile band, or "point" of the
+innermost point band: what mskernel-promote-buffers keys on; "l1>point" when
+the l1 band has no loop of its own, one tile), a
+"blocks"/"threads" mark (gpu) `mskernel.gpu = "blocks"|"threads"`; each innermost unit-step loop
 along which every varying access is contiguous (last index, stride +-1) gets
 `mskernel.vector`. The old nests are erased (ops between them hoisted before
 / deallocs sunk after).
@@ -18,10 +22,12 @@ from mlir import ir
 from mlir.dialects import affine
 
 from .model import CONST, NotRepresentable, Scop, owner_op
-from .schedule import PARALLEL
+from .schedule import BAND, BLOCKS, PARALLEL, THREADS
 
 ATTR_PARALLEL = "mskernel.parallel"
 ATTR_VECTOR = "mskernel.vector"
+ATTR_BAND = "mskernel.band"    # first loop of a tile band: the level its tiles are for
+ATTR_GPU = "mskernel.gpu"      # "blocks" / "threads": a coincident tile / point loop
 
 _T = isl.ast_expr_op_type
 
@@ -148,8 +154,22 @@ class _Builder:
         elif t == isl.ast_node_type.mark:
             before = len(self.loops)
             self.node(n.mark_get_node(), ip)
-            if n.mark_get_id().get_name() == PARALLEL and len(self.loops) > before:
-                self.loops[before].op.attributes[ATTR_PARALLEL] = ir.UnitAttr.get()
+            name = n.mark_get_id().get_name()
+            if len(self.loops) > before:
+                attrs = self.loops[before].op.attributes
+                if name == PARALLEL:
+                    attrs[ATTR_PARALLEL] = ir.UnitAttr.get()
+                elif name.startswith(BAND):
+                    # a tile band whose loops were all degenerate (one tile):
+                    # its first loop is the inner band's: "outer>inner"
+                    level = name[len(BAND):]
+                    if ATTR_BAND in attrs:
+                        level += ">" + ir.StringAttr(attrs[ATTR_BAND]).value
+                    attrs[ATTR_BAND] = ir.StringAttr.get(level)
+                elif name in (BLOCKS, THREADS) and ATTR_GPU not in attrs:
+                    # (set already: this mark's own loop was degenerate, the
+                    # loop belongs to an inner member)
+                    attrs[ATTR_GPU] = ir.StringAttr.get(name)
         else:
             raise NotRepresentable(f"AST node of type {t}")
 

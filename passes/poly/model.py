@@ -150,17 +150,29 @@ def _expr_text(e: ir.AffineExpr, names: list[str]) -> str:
     if isinstance(e, ir.AffineAddExpr):
         return f"({_expr_text(e.lhs, names)} + {_expr_text(e.rhs, names)})"
     if isinstance(e, ir.AffineMulExpr):
-        return f"({_expr_text(e.lhs, names)} * {_expr_text(e.rhs, names)})"
+        lhs, rhs = e.lhs, e.rhs
+        if isinstance(rhs, ir.AffineConstantExpr):  # isl reads "c * x", not "x * (c)"
+            lhs, rhs = rhs, lhs
+        if isinstance(lhs, ir.AffineConstantExpr):
+            return f"({lhs.value} * {_expr_text(rhs, names)})"
+        return f"({_expr_text(lhs, names)} * {_expr_text(rhs, names)})"
+    # (isl reads "x mod 8", "floor(x / 8)", not "x mod (8)": constant divisors bare)
     if isinstance(e, ir.AffineFloorDivExpr):
-        return f"floor(({_expr_text(e.lhs, names)}) / {_expr_text(e.rhs, names)})"
+        return f"floor(({_expr_text(e.lhs, names)}) / {_divisor(e.rhs, names)})"
     if isinstance(e, ir.AffineCeilDivExpr):
-        return f"ceil(({_expr_text(e.lhs, names)}) / {_expr_text(e.rhs, names)})"
+        return f"ceil(({_expr_text(e.lhs, names)}) / {_divisor(e.rhs, names)})"
     if isinstance(e, ir.AffineModExpr):
-        return f"(({_expr_text(e.lhs, names)}) mod {_expr_text(e.rhs, names)})"
+        return f"(({_expr_text(e.lhs, names)}) mod {_divisor(e.rhs, names)})"
     raise NotRepresentable(f"unsupported affine expression {e}")
 
 
 _expr_text.n_dims = 0
+
+
+def _divisor(e: ir.AffineExpr, names: list[str]) -> str:
+    if isinstance(e, ir.AffineConstantExpr):
+        return str(e.value)
+    return _expr_text(e, names)
 
 
 def _linear(e: ir.AffineExpr, names: list[str]) -> dict | None:

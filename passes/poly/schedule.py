@@ -4,62 +4,65 @@
                       proximity = flow (RAW) dependences, coincidence = all
                       dependences (a coincident band member is a parallel loop)
     tile              the outermost permutable bands with >= 2 members are tiled
-                      (isl band_tile; tails become min/max in the AST), sizes
-                      given or chosen by the CPU memory model below
+                      at each level of the target's memory model (isl
+                      band_tile, then the point band tiled again; tails become
+                      min/max in the AST), sizes given or solved by `plan`
     mark_parallel     a "parallel" mark above the outermost coincident band
                       member on each path (the band is split there if needed)
 
-CPU memory model: the footprint of one tile (for each array: the bounding box
-of the cells the tile's instances access, times the element size; inner
-dims not in the band count with their whole extent) must fit in half of L1;
-the largest power-of-two size (same for every member) that fits is chosen.
-L1/L2 sizes come from /sys/devices/system/cpu/cpu0/cache/index*/ unless
-given.
+Marks left in the tree for codegen: "band:<level>" above each tile band (its
+iterations are tiles sized for memory level <level>) and "band:point" above
+the innermost point band; for gpu, "blocks" above each coincident member of
+the tile band and "threads" above each coincident member of the point band.
+
+Tile sizes (targets.py has the figures): the footprint of one tile (for each
+array: the bounding box of the cells the first tile's instances access, times
+the element size) must fit the level; the largest power of two (the same for
+every member, clamped by the members' constraints below) that fits is chosen.
+  cpu     two levels: L2 tiles (footprint <= L2/2) around L1 tiles (<= L1/2);
+          the innermost member is at least one vector (vector bytes / element
+          size) when that still fits. One level when the L2 tile would not be
+          larger than the L1 tile or the whole band fits in L2.
+  gpu     one level: the tile's footprint <= shared memory per block, the
+          product of the coincident (thread) members <= threads per block.
+  gpu and ascend bands are tiled even when they fit whole (one tile): their
+  compute units read the promoted buffers only.
+  ascend  matmul-like (cube) bands: L1 tiles (A + B tiles <= L1/2) around L0
+          tiles (A <= L0A, B <= L0B, accumulator <= L0C); other bands one UB
+          level (footprint <= UB/2, double buffering). The innermost member's
+          size times the element size is a multiple of 32 bytes.
 """
 from __future__ import annotations
 
-import glob
-import os
+import math
 from dataclasses import dataclass, field
 
 import islpy as isl
+from mlir import ir
 
+from . import targets
 from .dependences import Dependences
 from .model import Scop
 
 PARALLEL = "parallel"
+BAND = "band:"        # + level name, or "point"
+POINT = "point"
+BLOCKS, THREADS = "blocks", "threads"
 _CANDIDATES = (256, 128, 64, 32, 16, 8, 4, 2)
 
 
-def _parse_size(text: str) -> int:
-    text = text.strip().upper()
-    mult = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[-1:], 1)
-    return int(text.rstrip("KMG")) * mult
-
-
 def cache_sizes() -> tuple[int, int]:
-    """(L1 data, L2) bytes of cpu0, from sysfs; (32 KiB, 1 MiB) if unreadable."""
-    l1, l2 = 32 * 1024, 1024 * 1024
-    for d in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
-        try:
-            level = int(open(os.path.join(d, "level")).read())
-            kind = open(os.path.join(d, "type")).read().strip()
-            size = _parse_size(open(os.path.join(d, "size")).read())
-        except (OSError, ValueError):
-            continue
-        if level == 1 and kind in ("Data", "Unified"):
-            l1 = size
-        elif level == 2:
-            l2 = size
+    """(L1 data, L2) bytes of cpu0, from sysfs (see targets.host_caches)."""
+    l1, l2, _ = targets.host_caches()
     return l1, l2
 
 
 @dataclass
 class Result:
     schedule: isl.Schedule
-    tile_sizes: list[list[int]] = field(default_factory=list)  # per tiled band
-    l1: int = 0
-    l2: int = 0
+    # per tiled band, outermost level first: [(level, sizes), ...]
+    tile_sizes: list[list[tuple[str, list[int]]]] = field(default_factory=list)
+    target: object = None
 
 
 def compute_schedule(scop: Scop, deps: Dependences) -> isl.Schedule:
@@ -109,20 +112,21 @@ class _Guard:
         return out
 
 
-def footprint(scop: Scop, node: isl.ScheduleNode, sizes: list[int]) -> int:
-    """Bytes accessed by the first tile of band `node` with `sizes`."""
+def footprints(scop: Scop, node: isl.ScheduleNode, sizes: list[int]) -> dict[str, int] | None:
+    """{array: bytes} accessed by the first tile of band `node` with `sizes`
+    (None: not computable; an unbounded array counts 1 << 62)."""
     partial = node.band_get_partial_schedule_union_map()
     dom = node.get_domain()
     image = partial.intersect_domain(dom).range()
     sets = _sets(image)
     if len(sets) != 1:
-        return 0
+        return None
     img = sets[0]
     cons = []
     for m, t in enumerate(sizes):
         lo = img.dim_min_val(m)
         if not lo.is_int():
-            return 0
+            return None
         lo = int(lo.to_python())
         cons.append(f"{lo} <= b{m} < {lo + t}")
     box = isl.Set(f"{{ [{', '.join(f'b{m}' for m in range(len(sizes)))}] : {' and '.join(cons)} }}")
@@ -136,17 +140,24 @@ def footprint(scop: Scop, node: isl.ScheduleNode, sizes: list[int]) -> int:
         except isl.Error:
             pass
     cells = scop.reads().union(scop.writes()).intersect_domain(inst).range()
-    total = 0
+    out = {}
     for s in _sets(cells):
         name = s.get_tuple_name()
         n = 1
         for d in range(s.dim(isl.dim_type.set)):
             hi, lo = s.dim_max_val(d), s.dim_min_val(d)
             if not (hi.is_int() and lo.is_int()):
-                return 1 << 62
+                n = 1 << 62
+                break
             n *= int(hi.to_python()) - int(lo.to_python()) + 1
-        total += n * scop.elem_bytes.get(name, 4)
-    return total
+        out[name] = n * scop.elem_bytes.get(name, 4)
+    return out
+
+
+def footprint(scop: Scop, node: isl.ScheduleNode, sizes: list[int]) -> int:
+    """Bytes accessed by the first tile of band `node` with `sizes` (0: unknown)."""
+    fp = footprints(scop, node, sizes)
+    return sum(fp.values()) if fp else 0
 
 
 def extents(node: isl.ScheduleNode) -> list[int] | None:
@@ -164,37 +175,211 @@ def extents(node: isl.ScheduleNode) -> list[int] | None:
     return out
 
 
-def choose_sizes(scop: Scop, node: isl.ScheduleNode, l1: int) -> list[int] | None:
-    """The largest power of two (every member) whose tile footprint fits in
-    L1/2; None when the whole band fits (no tiling needed)."""
+def _value_op(v):
+    return v.owner.operation if isinstance(v, ir.OpResult) else None
+
+
+def cube_operands(ops) -> tuple | None:
+    """(A, B, C) memrefs of a matmul-like statement `C[..] = C[..] + A[..] * B[..]`
+    (add/mul float or integer, the C load at the store's indices), else None."""
+    for o in ops:
+        if o.name != "affine.store":
+            continue
+        store_ops = list(o.operands)
+        add = _value_op(store_ops[0])
+        if add is None or add.name not in ("arith.addf", "arith.addi"):
+            continue
+        x, y = (_value_op(v) for v in add.operands)
+        for acc, mul in ((x, y), (y, x)):
+            if acc is None or mul is None or acc.name != "affine.load" \
+                    or mul.name not in ("arith.mulf", "arith.muli"):
+                continue
+            if acc.operands[0] != store_ops[1] or list(acc.operands)[1:] != store_ops[2:] \
+                    or str(acc.attributes["map"]) != str(o.attributes["map"]):
+                continue
+            a, b = (_value_op(v) for v in mul.operands)
+            if a is not None and b is not None and a.name == b.name == "affine.load":
+                return a.operands[0], b.operands[0], store_ops[1]
+    return None
+
+
+def _band_statements(scop: Scop, node: isl.ScheduleNode):
+    names = [s.get_tuple_name() for s in _sets(node.get_domain())]
+    return [scop.statement(n) for n in names]
+
+
+def _cube_arrays(scop: Scop, node: isl.ScheduleNode) -> tuple | None:
+    """Array names (A, B, C) of the band's matmul-like statement, if any."""
+    names = {v: k for k, v in scop.arrays.items()}
+    for st in _band_statements(scop, node):
+        abc = cube_operands(st.ops)
+        if abc is not None:
+            return tuple(names.get(v) for v in abc)
+    return None
+
+
+def _inner_multiple(scop: Scop, align: int) -> int:
+    """Elements per `align` bytes, for the widest requirement among the arrays."""
+    m = 1
+    for eb in set(scop.elem_bytes.values()) or {4}:
+        k = align // math.gcd(align, eb)
+        m = m * k // math.gcd(m, k)
+    return m
+
+
+def solve(scop: Scop, node: isl.ScheduleNode, fits, *, inner_multiple: int = 1,
+          inner_prefer: int = 1, coincident_product: int | None = None,
+          upper: list[int] | None = None, untiled: bool = True) -> list[int] | None:
+    """The largest power-of-two sizes (one value for every member, then clamped:
+    by `upper` (an enclosing level's sizes), by `coincident_product` (the
+    product of the coincident members' sizes), the innermost member rounded up
+    to `inner_multiple` and raised to `inner_prefer` when that still fits)
+    whose first tile's footprints satisfy `fits({array: bytes})`. None when
+    the whole band fits (no tiling at this level) and `untiled` (else the
+    sizes: one tile, whose footprint still gets promoted)."""
     n = node.band_n_member()
     ext = extents(node)
+    coinc = [m for m in range(n) if node.band_member_get_coincident(m)]
+    last = None
     for t in _CANDIDATES:
         sizes = [t] * n
-        if footprint(scop, node, sizes) <= l1 // 2:
-            if ext is not None and all(e <= t for e in ext):
-                return None
-            return sizes
-    return [_CANDIDATES[-1]] * n
+        if upper is not None:
+            sizes = [min(s, u) for s, u in zip(sizes, upper)]
+        if coincident_product is not None and coinc:
+            while math.prod(sizes[m] for m in coinc) > coincident_product:
+                big = max(coinc, key=lambda m: sizes[m])
+                if sizes[big] == 1:
+                    break
+                sizes[big] //= 2
+        if inner_multiple > 1 and sizes[-1] % inner_multiple:
+            sizes[-1] = -(-sizes[-1] // inner_multiple) * inner_multiple
+        tries = [sizes]
+        if inner_prefer > sizes[-1] and (upper is None or inner_prefer <= upper[-1]):
+            tries.insert(0, sizes[:-1] + [inner_prefer])
+        last = sizes
+        for cand in tries:
+            fp = footprints(scop, node, cand)
+            if fp is not None and fits(fp):
+                if untiled and ext is not None and all(e <= c for e, c in zip(ext, cand)):
+                    return None
+                return cand
+    return last
 
 
-def tile(scop: Scop, sched: isl.Schedule, sizes: list[int], l1: int) -> tuple[isl.Schedule, list[list[int]]]:
-    """Tiles the outermost permutable bands (>= 2 members)."""
+def plan(scop: Scop, node: isl.ScheduleNode, target) -> list[tuple[str, list[int]]]:
+    """[(level, sizes)], outermost level first, for permutable band `node`."""
+    if isinstance(target, targets.CPU):
+        eb = min(scop.elem_bytes.values() or [4])
+        lanes = max(1, target.vector_bytes // eb)
+        l1 = solve(scop, node, lambda fp: sum(fp.values()) <= target.l1 // 2, inner_prefer=lanes)
+        if l1 is None:
+            return []
+        l2 = solve(scop, node, lambda fp: sum(fp.values()) <= target.l2 // 2, inner_prefer=lanes)
+        if l2 is None or all(a <= b for a, b in zip(l2, l1)):
+            return [("l1", l1)]
+        l2 = [max(a, b) for a, b in zip(l2, l1)]
+        return [("l2", l2), ("l1", l1)]
+    if isinstance(target, targets.GPU):
+        sh = solve(scop, node, lambda fp: sum(fp.values()) <= target.shared,
+                   coincident_product=target.max_threads, untiled=False)
+        return [("shared", sh)] if sh is not None else []
+    if isinstance(target, targets.Ascend):
+        mult = _inner_multiple(scop, target.align)
+        abc = _cube_arrays(scop, node)
+        if abc is None:
+            ub = solve(scop, node, lambda fp: sum(fp.values()) <= target.ub // 2, inner_multiple=mult,
+                       untiled=False)
+            return [("ub", ub)] if ub is not None else []
+        a, b, c = abc
+
+        def l0_fits(fp):
+            return (fp.get(a, 0) <= target.l0a and fp.get(b, 0) <= target.l0b
+                    and fp.get(c, 0) <= target.l0c)
+        l0 = solve(scop, node, l0_fits, inner_multiple=mult, untiled=False)
+        if l0 is None:
+            return []
+        l1 = solve(scop, node, lambda fp: fp.get(a, 0) + fp.get(b, 0) <= target.l1 // 2,
+                   inner_multiple=mult)
+        if l1 is None or all(x <= y for x, y in zip(l1, l0)):
+            return [("l0", l0)]
+        return [("l1", [max(x, y) for x, y in zip(l1, l0)]), ("l0", l0)]
+    raise ValueError(f"no tiling plan for target {target}")
+
+
+def given_level(scop: Scop, node: isl.ScheduleNode, target) -> str:
+    """The level explicitly given tile sizes are for (the innermost one)."""
+    if target.name == "ascend" and _cube_arrays(scop, node) is not None:
+        return "l0"
+    return {"cpu": "l1", "gpu": "shared", "ascend": "ub"}[target.name]
+
+
+def _mv(node: isl.ScheduleNode, sizes: list[int]) -> isl.MultiVal:
+    mv = isl.MultiVal.zero(node.band_get_space())
+    for m, t in enumerate(sizes):
+        mv = mv.set_val(m, isl.Val(str(t)))
+    return mv
+
+
+def _mark_members(node: isl.ScheduleNode, kind: str) -> tuple[isl.ScheduleNode, int]:
+    """Splits band `node` into one band per member and puts mark `kind` above
+    each coincident member; returns (the last member's band, how many levels
+    below `node`'s position it is)."""
+    n = node.band_n_member()
+    coinc = [node.band_member_get_coincident(m) for m in range(n)]
+    cur, down = node, 0
+    for m in range(n):
+        if m < n - 1:
+            cur = cur.band_split(1)
+        if coinc[m]:
+            cur = cur.insert_mark(isl.Id(kind)).child(0)
+            down += 1
+        if m < n - 1:
+            cur = cur.child(0)
+            down += 1
+    return cur, down
+
+
+def tile(scop: Scop, sched: isl.Schedule, sizes: list[int], target) -> tuple[isl.Schedule, list]:
+    """Tiles the outermost permutable bands (>= 2 members) at each level."""
     chosen = []
+    gpu = isinstance(target, targets.GPU)
 
     def visit(node):
         if (not _is_band(node) or node.band_n_member() < 2 or not node.band_get_permutable()
                 or _has_band_ancestor(node)):
             return node
         n = node.band_n_member()
-        ts = [sizes[min(m, len(sizes) - 1)] for m in range(n)] if sizes else choose_sizes(scop, node, l1)
-        if ts is None or any(t <= 0 for t in ts):
+        if sizes:
+            ts = [sizes[min(m, len(sizes) - 1)] for m in range(n)]
+            if isinstance(target, targets.Ascend):  # the 32-byte rule holds for given sizes too
+                mult = _inner_multiple(scop, target.align)
+                ts[-1] = -(-ts[-1] // mult) * mult
+            levels = [(given_level(scop, node, target), ts)]
+        else:
+            levels = plan(scop, node, target)
+        if not levels or any(t <= 0 for _, ts in levels for t in ts):
             return node
-        chosen.append(ts)
-        mv = isl.MultiVal.zero(node.band_get_space())
-        for m, t in enumerate(ts):
-            mv = mv.set_val(m, isl.Val(str(t)))
-        return node.band_tile(mv)
+        chosen.append(levels)
+        cur, down = node, 0
+        for k, (level, ts) in enumerate(levels):
+            if k:
+                # the point band of the previous level: tile it again (point
+                # loops of the outer level are shifted to start at 0)
+                cur = cur.child(0)
+                down += 1
+            cur = cur.band_tile(_mv(cur, ts)).insert_mark(isl.Id(BAND + level)).child(0)
+            down += 1
+            if gpu:
+                cur, d = _mark_members(cur, BLOCKS)
+                down += d
+        cur = cur.child(0).insert_mark(isl.Id(BAND + POINT)).child(0)
+        down += 2
+        if gpu:
+            cur, d = _mark_members(cur, THREADS)
+            down += d
+        for _ in range(down):
+            cur = cur.parent()
+        return cur
     return _Guard(visit).run(sched), chosen
 
 
@@ -220,8 +405,9 @@ def mark_parallel(sched: isl.Schedule) -> isl.Schedule:
     return _Guard(visit).run(sched)
 
 
-def schedule(scop: Scop, deps: Dependences, *, tile_sizes: list[int], l1: int, l2: int) -> Result:
+def schedule(scop: Scop, deps: Dependences, *, tile_sizes: list[int], target=None) -> Result:
+    target = target if target is not None else targets.make("cpu")
     sched = compute_schedule(scop, deps)
-    sched, chosen = tile(scop, sched, tile_sizes, l1)
+    sched, chosen = tile(scop, sched, tile_sizes, target)
     sched = mark_parallel(sched)
-    return Result(sched, chosen, l1, l2)
+    return Result(sched, chosen, target)

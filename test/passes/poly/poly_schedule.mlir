@@ -1,6 +1,6 @@
-// RUN: ms-opt %s --mskernel-poly-schedule="l1-bytes=49152" --canonicalize | FileCheck %s
+// RUN: ms-opt %s --mskernel-poly-schedule="l1-bytes=49152 l2-bytes=1048576" --canonicalize | FileCheck %s
 // RUN: ms-opt %s --mskernel-poly-schedule="tile-sizes=16" --canonicalize | FileCheck %s --check-prefix=T16
-// RUN: ms-opt %s --mskernel-poly-schedule="l1-bytes=4096" --canonicalize | FileCheck %s --check-prefix=SMALL
+// RUN: ms-opt %s --mskernel-poly-schedule="l1-bytes=4096 l2-bytes=1048576 vector-bytes=16" --canonicalize | FileCheck %s --check-prefix=SMALL
 
 // A[i][j] = A[i-1][j+1] + 1: the dependence (1, -1) forbids interchanging i
 // and j. isl skews instead: the outer loop runs over the anti-diagonals
@@ -14,7 +14,7 @@
 // CHECK-NEXT:        arith.addf
 // CHECK-NEXT:        affine.store %{{.*}}, %{{.*}}[%[[I]], -%[[I]] + %[[D]]]
 // CHECK-NEXT:      }
-// CHECK-NEXT:    } {mskernel.parallel}
+// CHECK-NEXT:    } {{{.*}}mskernel.parallel}
 func.func @carried(%A: memref<64x64xf32>) {
   %one = arith.constant 1.0 : f32
   affine.for %i = 1 to 64 {
@@ -39,7 +39,7 @@ func.func @carried(%A: memref<64x64xf32>) {
 // CHECK-NEXT:        arith.mulf
 // CHECK-NEXT:        affine.store %{{.*}}, %arg2[%[[I]], %[[J]]]
 // CHECK-NEXT:      } {mskernel.vector}
-// CHECK-NEXT:    } {mskernel.parallel}
+// CHECK-NEXT:    } {{{.*}}mskernel.parallel}
 // CHECK-NEXT:    return
 func.func @chain(%X: memref<32x48xf32>, %T: memref<32x48xf32>, %Y: memref<32x48xf32>) {
   affine.for %i = 0 to 32 {
@@ -61,10 +61,11 @@ func.func @chain(%X: memref<32x48xf32>, %T: memref<32x48xf32>, %Y: memref<32x48x
 
 // Matmul 64x64x64: one permutable band (i, j, k), tiled. Default: the L1
 // model (48 KiB here: 3 tiles of 32x32 f32 = 12 KiB <= L1/2, 64 does not
-// fit); tile-sizes=16 given; a 4 KiB L1 gives 8 (3 x 8x8 x 4 B <= 2 KiB).
+// fit; one level: the whole band fits in L2/2); tile-sizes=16 given; a 4 KiB
+// L1 gives 8 (3 x 8x8 x 4 B <= 2 KiB).
 // i and j are parallel (the tile loop of i is marked), k is the reduction.
 // CHECK-LABEL: func.func @matmul
-// CHECK-SAME:    tile-sizes: {{(32x32x32|16x16x16)}} | {{.*}} | reductions: S0: dims [2]
+// CHECK-SAME:    tile-sizes: l1 32x32x32 | target: cpu l1=49152 l2=1048576 {{.*}} | reductions: S0: dims [2]
 // CHECK:         affine.for %[[I0:.*]] = 0 to 64 step [[T:32|16]] {
 // CHECK-NEXT:      affine.for %[[J0:.*]] = 0 to 64 step [[T]] {
 // CHECK-NEXT:        affine.for %[[K0:.*]] = 0 to 64 step [[T]] {
@@ -73,15 +74,15 @@ func.func @chain(%X: memref<32x48xf32>, %T: memref<32x48xf32>, %Y: memref<32x48x
 // CHECK-NEXT:              affine.for %[[K:.*]] = 0 to [[T]] {
 // CHECK-NEXT:                affine.load %arg0[%[[I0]] + %[[I]], %[[K0]] + %[[K]]]
 // CHECK:                     affine.store
-// CHECK:         } {mskernel.parallel}
+// CHECK:         } {{{.*}}mskernel.parallel}
 // T16-LABEL: func.func @matmul
-// T16-SAME:    tile-sizes: 16x16x16
+// T16-SAME:    tile-sizes: l1 16x16x16
 // T16:         affine.for %{{.*}} = 0 to 64 step 16 {
 // T16-NEXT:      affine.for %{{.*}} = 0 to 64 step 16 {
 // T16-NEXT:        affine.for %{{.*}} = 0 to 64 step 16 {
 // T16-NEXT:          affine.for %{{.*}} = 0 to 16 {
 // SMALL-LABEL: func.func @matmul
-// SMALL-SAME:    tile-sizes: 8x8x8 | l1: 4096
+// SMALL-SAME:    tile-sizes: l1 8x8x8 | target: cpu l1=4096
 // SMALL:         affine.for %{{.*}} = 0 to 64 step 8 {
 func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64xf32>) {
   affine.for %i = 0 to 64 {
@@ -106,7 +107,7 @@ func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64
 // CHECK-NEXT:      affine.for %[[J0:.*]] = 0 to 100 step 32 {
 // CHECK-NEXT:        affine.for %[[I:.*]] = 0 to min #[[MAP:.*]](%[[I0]]) {
 // CHECK-NEXT:          affine.for %[[J:.*]] = 0 to min #[[MAP]](%[[J0]]) {
-// CHECK:         } {mskernel.parallel}
+// CHECK:         } {{{.*}}mskernel.parallel}
 // T16-LABEL: func.func @tails
 // T16:         affine.for %{{.*}} = 0 to 100 step 16 {
 // T16:             affine.for %{{.*}} = 0 to min

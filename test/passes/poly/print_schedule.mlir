@@ -3,7 +3,7 @@
 
 // The schedule chosen by mskernel-poly-schedule (isl schedule tree, tile
 // sizes, cache sizes, reductions), reported as a remark at each function.
-// CHECK: remark: mskernel-print-schedule: tile-sizes: 8x4 | l1: {{[0-9]+}} | l2: {{[0-9]+}} | reductions: S0: dims [1] | schedule: { domain: "{ S0[i0, i1] : 0 <= i0 <= 15 and 0 <= i1 <= 31 }", child: { mark: "parallel", child: { schedule: "[{ S0[i0, i1] -> [(i0 - (i0) mod 8)] }, { S0[i0, i1] -> [(i1 - (i1) mod 4)] }]", permutable: 1, coincident: [ 1, 0 ]
+// CHECK: remark: mskernel-print-schedule: tile-sizes: l1 8x4 | target: cpu l1={{[0-9]+}} l2={{[0-9]+}} l3={{[0-9]+}} vector={{[0-9]+}}B | reductions: S0: dims [1] | schedule: { domain: "{ S0[i0, i1] : 0 <= i0 <= 15 and 0 <= i1 <= 31 }", child: { mark: "band:l1", child: { mark: "parallel", child: { schedule: "[{ S0[i0, i1] -> [(i0 - (i0) mod 8)] }, { S0[i0, i1] -> [(i1 - (i1) mod 4)] }]", permutable: 1, coincident: [ 1, 0 ]
 
 // Without mskernel-poly-schedule first there is nothing to report.
 // NONE-LABEL: func.func @rowsum

@@ -1,12 +1,16 @@
 """Small affine kernels (MLIR text) and a JIT runner, for the poly tests.
 
-`run(text, arrays, schedule=...)` parses a module holding one function @k
-over memrefs, optionally runs mskernel-poly-schedule on it, lowers it to LLVM
-and calls it on numpy arrays (in place); returns the run time in seconds.
+`compile_kernel(text, schedule)` parses a module holding one function @k over
+memrefs, optionally runs mskernel-poly-schedule on it (`compile_pipeline`: any
+pass pipeline, e.g. with mskernel-promote-buffers, and the memory scopes
+optionally stripped so that gpu/ascend IR runs on the CPU), lowers it to LLVM
+and JIT-compiles it; `call(engine, arrays)` runs it on numpy arrays (in place)
+and returns the run time in seconds.
 """
 from __future__ import annotations
 
 import ctypes
+import re
 import time
 
 import numpy as np
@@ -35,6 +39,35 @@ def compile_kernel(text: str, schedule: str | None):
         return ExecutionEngine(m, opt_level=2), scheduled, ctx
 
 
+SCOPE = re.compile(r", #mskernel\.scope<\w+>")
+
+
+def strip_scopes(text: str) -> str:
+    """`text` with every `#mskernel.scope<...>` memory space erased."""
+    return SCOPE.sub("", text)
+
+
+def compile_pipeline(text: str, passes: str, strip: bool = False, lower: bool = True):
+    """(ExecutionEngine, transformed MLIR text, context) of module `text` after
+    `passes` (pass pipeline elements inside builtin.module(...)); the result
+    must verify; `strip`: memory scopes erased before lowering; not `lower`:
+    no engine (None)."""
+    ctx = ir.Context()
+    with ctx:
+        m = ir.Module.parse(text)
+        for op in m.body.operations:
+            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        run_pipeline(m, f"builtin.module({passes})")
+        assert m.operation.verify()
+        out = str(m)
+        if not lower:
+            return None, out, ctx
+        if strip:
+            m = ir.Module.parse(strip_scopes(out))
+        run_pipeline(m, TO_LLVM)
+        return ExecutionEngine(m, opt_level=2), out, ctx
+
+
 def call(engine, arrays, repeat: int = 1) -> float:
     args = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(a))) for a in arrays]
     best = float("inf")
@@ -49,7 +82,9 @@ def ty(shape, et="f32") -> str:
     return "memref<" + "x".join(map(str, shape)) + f"x{et}>" if shape else f"memref<{et}>"
 
 
-def matmul(m, n, k, et="f32", init=True) -> str:
+def matmul(m, n, k, et="f32", init=True, ta=False, tb=False) -> str:
+    """C = A B (C zeroed first when `init`); `ta`/`tb`: A stored as k x m /
+    B as n x k (read transposed)."""
     add, mul = ("arith.addf", "arith.mulf") if et.startswith("f") else ("arith.addi", "arith.muli")
     zero = "0.0" if et.startswith("f") else "0"
     init_nest = f"""
@@ -58,13 +93,15 @@ def matmul(m, n, k, et="f32", init=True) -> str:
       affine.store %z, %C[%i, %j] : {ty((m, n), et)}
     }}
   }}""" if init else ""
-    return f"""func.func @k(%A: {ty((m, k), et)}, %B: {ty((k, n), et)}, %C: {ty((m, n), et)}) {{
+    sa = (k, m) if ta else (m, k)
+    sb = (n, k) if tb else (k, n)
+    return f"""func.func @k(%A: {ty(sa, et)}, %B: {ty(sb, et)}, %C: {ty((m, n), et)}) {{
   %z = arith.constant {zero} : {et}{init_nest}
   affine.for %i = 0 to {m} {{
     affine.for %j = 0 to {n} {{
       affine.for %l = 0 to {k} {{
-        %a = affine.load %A[%i, %l] : {ty((m, k), et)}
-        %b = affine.load %B[%l, %j] : {ty((k, n), et)}
+        %a = affine.load %A[{'%l, %i' if ta else '%i, %l'}] : {ty(sa, et)}
+        %b = affine.load %B[{'%j, %l' if tb else '%l, %j'}] : {ty(sb, et)}
         %c = affine.load %C[%i, %j] : {ty((m, n), et)}
         %p = {mul} %a, %b : {et}
         %s = {add} %c, %p : {et}

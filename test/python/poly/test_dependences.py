@@ -8,7 +8,7 @@ import pytest
 from mlir import ir
 
 import kernels as K
-from msmlir.passes.poly import dependences, model, schedule
+from msmlir.passes.poly import dependences, model, schedule, targets
 
 
 def _scop(text):
@@ -54,7 +54,7 @@ def test_carried_dependence_forbids_interchange():
     assert dependences.carried(deps.all, "S0", 2) == [0, 1]
     assert _valid(deps.all, scop.schedule_map())
     assert not _valid(deps.all, isl.UnionMap("{ S0[i, j] -> [j, i] }"))  # interchange
-    res = schedule.schedule(scop, deps, tile_sizes=[4], l1=32768, l2=1 << 20)
+    res = schedule.schedule(scop, deps, tile_sizes=[4], target=targets.CPU(l1=32768, l2=1 << 20))
     assert _valid(deps.all, res.schedule.get_map())
 
 
@@ -73,7 +73,7 @@ def test_matmul_reduction_and_flow():
 def test_schedules_respect_dependences(text, tiles):
     scop, keep = _scop(text)
     deps = dependences.compute(scop)
-    res = schedule.schedule(scop, deps, tile_sizes=tiles, l1=4096, l2=1 << 20)
+    res = schedule.schedule(scop, deps, tile_sizes=tiles, target=targets.CPU(l1=4096, l2=1 << 20))
     assert _valid(deps.all, res.schedule.get_map())
 
 
@@ -87,5 +87,10 @@ def test_footprint_model():
     deps = dependences.compute(scop)
     band = schedule.compute_schedule(scop, deps).get_root().child(0)
     assert schedule.footprint(scop, band, [32, 32, 32]) == 3 * 32 * 32 * 4
-    assert schedule.choose_sizes(scop, band, 49152) == [32, 32, 32]
-    assert schedule.choose_sizes(scop, band, 4096) == [8, 8, 8]
+    cpu = targets.CPU(l1=49152, l2=1 << 20, vector_bytes=16)
+    assert schedule.plan(scop, band, cpu) == [("l1", [32, 32, 32])]  # 64^3 fits in L2/2
+    assert schedule.plan(scop, band, targets.CPU(l1=4096, l2=49152)) == [("l2", [32, 32, 32]),
+                                                                        ("l1", [8, 8, 8])]
+    # the innermost member is raised to one vector when that still fits
+    assert schedule.plan(scop, band, targets.CPU(l1=4096, l2=4096, vector_bytes=64)) == \
+        [("l1", [8, 8, 16])]
