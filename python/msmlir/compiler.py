@@ -9,15 +9,37 @@ without copies (inputs that are not C-contiguous are made so first).
 
 All msmlir IR lives in one shared MLIR context (`context()`); build modules in
 it so that the frontend, the passes and the runtime can exchange IR.
+
+With the compile cache on (`set_context(enable_compile_cache=True,
+compile_cache_path=...)` or `MSMLIR_COMPILE_CACHE=DIR`, see
+runtime/compile_cache.py), compiled modules are cached by content: the key is
+a hash of the module's text (with its locations), the pipeline options and
+the optimization level. A module compiled before in the process is reused
+(`_MEMORY`, bounded); the native code is also stored on disk as a shared
+library, which a later process loads instead of compiling (the disk key also
+holds the msmlir/MLIR versions, msmlir's sources and the host CPU). Without
+it, every call compiles (jit and the eager ops keep their own per-signature
+caches), so a pass patched at run time (tests) always takes effect.
+
+MSMLIR_TIMING=1 prints one line per compiled module: the seconds of each
+stage (frontend build, clone, graph prepare, each lowering stage, "jit" =
+LLVM code generation), or of the cache lookup that replaced them.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
 import threading
+import time
+import warnings
+from collections import OrderedDict
 
+import numpy as np
 from mlir import ir
 
 from . import _native
+from .runtime import checks, compile_cache, shared_object
 from .runtime.compiled_module import CompiledModule, Signature, host_callbacks_of, tensor_signature
 from msmlir.passes import run_pipeline
 from msmlir.passes.fusion.outline_kernels import KERNEL_ATTR, STATS_ATTR
@@ -119,8 +141,20 @@ def _mangle_function_names(module: ir.Module):
             ir.SymbolTable.set_symbol_name(op, _MANGLE + old)
 
 
-def _compile(module: ir.Module, opt_level: int) -> CompiledModule:
+def timing_enabled() -> bool:
+    """Whether MSMLIR_TIMING asks for a compile-time line per compiled graph."""
+    return os.environ.get("MSMLIR_TIMING", "") not in ("", "0", "false", "off")
+
+
+def _report_timing(name: str, timings: dict) -> None:
+    total = sum(timings.values())
+    parts = " ".join(f"{k} {v * 1e3:.1f}" for k, v in timings.items())
+    print(f"msmlir timing {name}: {total * 1e3:.1f} ms = {parts}", file=sys.stderr, flush=True)
+
+
+def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False) -> CompiledModule:
     signatures: dict[str, Signature] = {}
+    t = time.perf_counter()
     with module.context:
         run_pipeline(module, _PREPARE)
         for op in module.body.operations:
@@ -139,28 +173,200 @@ def _compile(module: ir.Module, opt_level: int) -> CompiledModule:
             op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         callbacks = host_callbacks_of(module)
         _mangle_function_names(module)
+        now = time.perf_counter()
+        timings["prepare"] = now - t
+        t = now
         dump = _dump_dir(module)
         _dump(dump, 0, "graph", module)
-        stages = _lowering_stages()
-        if dump is None:
-            run_pipeline(module, "builtin.module(" + ",".join(t for _, t in stages) + ")")
-        else:
-            for i, (stage, text) in enumerate(stages, 1):
-                run_pipeline(module, f"builtin.module({text})")
-                _dump(dump, i, stage, module)
+        # stage by stage (a pass manager each costs well under a millisecond):
+        # the timing of each stage, and the dumps of save_graphs
+        for i, (stage, text) in enumerate(_lowering_stages(), 1):
+            run_pipeline(module, f"builtin.module({text})")
+            now = time.perf_counter()
+            timings[stage] = now - t
+            t = now
+            _dump(dump, i, stage, module)
         stats = kernel_stats(module)
         _LAST_STATS.clear()
         _LAST_STATS.update(stats)
-    compiled = CompiledModule(module, signatures, callbacks, _MANGLE, opt_level)
+    compiled = CompiledModule(module, signatures, callbacks, _MANGLE, opt_level, pic=pic)
+    timings["jit"] = time.perf_counter() - t
     compiled.kernel_stats = stats
+    compiled.timings = timings
     return compiled
 
 
-def compile_module(module: ir.Module, opt_level: int = 3) -> CompiledModule:
-    """Compiles a module of mindir functions (the module is lowered in place;
-    pass a clone to keep the mindir form)."""
+# --- the compile cache ------------------------------------------------------------------
+
+_MEMORY: "OrderedDict[str, CompiledModule]" = OrderedDict()
+MEMORY_ENTRIES = 256        # compiled modules kept for reuse within the process
+_STORE_WARNED: set = set()
+
+
+def cache_key(text: str, opt_level: int) -> str:
+    """The in-process key of a module: its text (with locations), the pipeline
+    options in effect and the LLVM optimization level."""
+    options = sorted(get_pass("msmlir-cpu-pipeline").defaults().items())
+    h = hashlib.sha256(text.encode())
+    h.update(repr((opt_level, options, _MANGLE)).encode())
+    return h.hexdigest()
+
+
+def disk_key(key: str) -> str:
+    """The on-disk key: the in-process key and compile_cache.stamp() (versions,
+    sources, host CPU)."""
+    return hashlib.sha256(f"{key}:{compile_cache.stamp()}".encode()).hexdigest()
+
+
+def clear_memory_cache() -> None:
     with _LOCK:
-        return _compile(module, opt_level)
+        _MEMORY.clear()
+
+
+def _remember(key: str, compiled: CompiledModule) -> None:
+    _MEMORY[key] = compiled
+    _MEMORY.move_to_end(key)
+    while len(_MEMORY) > MEMORY_ENTRIES:
+        _MEMORY.popitem(last=False)
+
+
+def _metadata(compiled: CompiledModule) -> dict:
+    return {"mangle": _MANGLE,
+            "functions": {name: {"inputs": [[list(s), d.name] for s, d in sig.inputs],
+                                 "outputs": [[list(s), d.name] for s, d in sig.outputs],
+                                 "writeback": [list(p) for p in sig.writeback]}
+                          for name, sig in compiled.signatures.items()},
+            "check_sites": list(compiled.check_sites),
+            "kernel_stats": dict(getattr(compiled, "kernel_stats", {}) or {})}
+
+
+def _load(disk, key: str) -> CompiledModule | None:
+    """The module of a valid disk entry, or None (an unusable one is removed
+    with a warning by the cache, or here when it cannot be loaded)."""
+    found = disk.load(key)
+    if found is None:
+        return None
+    meta, path, data = found
+    try:
+        if meta.get("mangle") != _MANGLE:
+            raise ValueError("another symbol mangling")
+        shared_object.check_library(
+            data, list(meta["imports"]),
+            [f"_mlir__mlir_ciface_{_MANGLE}{name}" for name in meta["functions"]])
+        signatures = {name: Signature([(tuple(s), np.dtype(d)) for s, d in f["inputs"]],
+                                      [(tuple(s), np.dtype(d)) for s, d in f["outputs"]],
+                                      [tuple(p) for p in f["writeback"]])
+                      for name, f in meta["functions"].items()}
+        compiled = CompiledModule.from_library(
+            shared_object.load(path, list(meta["imports"]), {checks.SYMBOL: checks.ADDRESS}),
+            signatures, list(meta["check_sites"]), _MANGLE)
+    except Exception as e:  # noqa: BLE001  (any defect of the entry: recompile)
+        disk.invalid(key, f"{type(e).__name__}: {e}")
+        return None
+    compiled.kernel_stats = dict(meta.get("kernel_stats") or {})
+    return compiled
+
+
+def _store(disk, key: str, compiled: CompiledModule) -> None:
+    """Writes the compiled module to the disk cache (failures only warn: the
+    module is compiled and runs either way)."""
+    tmp = disk.temp_dir()
+    try:
+        obj = os.path.join(tmp, "module.o")
+        compiled.engine.dump_to_object_file(obj)
+        lib = os.path.join(tmp, "module.so")
+        imports = shared_object.link(obj, lib, tmp)
+        with open(lib, "rb") as f:
+            shared_object.check_library(f.read())
+        meta = dict(_metadata(compiled), imports=imports)
+        disk.store(key, meta, tmp, lib)
+    except Exception as e:  # noqa: BLE001
+        disk.discard(tmp)
+        reason = f"{type(e).__name__}: {e}"
+        if type(e) not in _STORE_WARNED:
+            _STORE_WARNED.add(type(e))
+            warnings.warn(f"msmlir compile cache: a compiled graph could not be stored "
+                          f"({reason})", compile_cache.CompileCacheWarning, stacklevel=4)
+
+
+def _hit(compiled: CompiledModule, timings: dict, what: str, t0: float) -> CompiledModule:
+    timings[what] = time.perf_counter() - t0
+    stats = getattr(compiled, "kernel_stats", {}) or {}
+    _LAST_STATS.clear()
+    _LAST_STATS.update(stats)
+    return compiled
+
+
+def compile_module(module, opt_level: int = 3, *, timings: dict | None = None,
+                   name: str | None = None, source: str | None = None) -> CompiledModule:
+    """Compiles a module of mindir functions (the module is lowered in place,
+    unless the compile cache has it; pass a clone to keep the mindir form).
+
+    `source`: the module's text with its locations, when the caller has it
+    (the compile cache's key; printed here otherwise when the cache is on);
+    `module` may then be a function returning the module, called only when
+    the cache misses.
+    `timings`: seconds already spent on this module by earlier stages (the
+    frontend's), extended here with one entry per pipeline stage and "jit"
+    (LLVM: ExecutionEngine creation and symbol lookup), or "cache" (memory) /
+    "disk-cache" for a hit; the result keeps them as `compiled.timings`. With
+    MSMLIR_TIMING=1 in the environment, one line per compiled module goes to
+    stderr (`name` labels it)."""
+    timings = dict(timings or {})
+    t0 = time.perf_counter()
+    compiled = key = dkey = None
+    # dumps (save_graphs) are made by compiling: no cache then
+    disk = _disk_cache() if _SAVE_GRAPHS["path"] is None else None
+    if disk is not None:
+        if source is None:
+            with module.context:
+                source = module.operation.get_asm(enable_debug_info=True)
+        key = cache_key(source, opt_level)
+        with _LOCK:
+            compiled = _MEMORY.get(key)
+            if compiled is not None:
+                _MEMORY.move_to_end(key)
+                compiled = _hit(compiled, timings, "cache", t0)
+        if compiled is None and "mindir.host_callback" not in source:
+            dkey = disk_key(key)
+            compiled = _load(disk, dkey)
+            if compiled is not None:
+                with _LOCK:
+                    _remember(key, compiled)
+                    compiled = _hit(compiled, timings, "disk-cache", t0)
+                compiled.timings = timings
+        if compiled is None:
+            timings["cache"] = time.perf_counter() - t0
+    if compiled is None:
+        if callable(module) and not isinstance(module, ir.Module):
+            module = module()
+        with _LOCK:
+            compiled = _MEMORY.get(key) if key is not None else None
+            if compiled is None:
+                compiled = _compile(module, opt_level, timings, pic=dkey is not None)
+                if dkey is not None and not compiled.callbacks:
+                    t = time.perf_counter()
+                    _store(disk, dkey, compiled)
+                    timings["disk-store"] = time.perf_counter() - t
+                if key is not None:
+                    _remember(key, compiled)
+                compiled.timings = timings
+    if timing_enabled():
+        _report_timing(name or "/".join(compiled.signatures) or "module", timings)
+    return compiled
+
+
+def _disk_cache():
+    """The compile cache in effect, or None (off, refused, or no way to link here)."""
+    disk = compile_cache.active()
+    if disk is not None and not shared_object.supported():
+        if "link" not in _STORE_WARNED:
+            _STORE_WARNED.add("link")
+            warnings.warn("msmlir compile cache: no C compiler (cc) to link compiled graphs "
+                          "with, or an unsupported machine: the compile cache is off",
+                          compile_cache.CompileCacheWarning, stacklevel=4)
+        return None
+    return disk
 
 
 def compile_mlir(text: str, source_name: str = "<mlir>", opt_level: int = 3) -> CompiledModule:

@@ -8,10 +8,12 @@ stored so that scripts run unchanged; consumers read them with `get_context`.
 """
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 
 from msmlir import compiler
+from msmlir.runtime import compile_cache
 from msmlir.passes.registry import get_pass, set_option_defaults
 
 # the pipeline's own default (environment), restored by _reset_context
@@ -28,7 +30,10 @@ _DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
 # `enable_graph_kernel` (graph-kernel fusion on/off: the msmlir-cpu-pipeline
 # option graph-kernel, default on, MSMLIR_GRAPH_KERNEL=0 in the environment
 # turns it off) and `save_graphs`/`save_graphs_path` (IR after each stage and
-# every kernel, dumped by msmlir.compiler).
+# every kernel, dumped by msmlir.compiler) and `enable_compile_cache`/
+# `compile_cache_path` (compiled graphs kept on disk across processes, see
+# msmlir/runtime/compile_cache.py; MSMLIR_COMPILE_CACHE=DIR in the environment
+# does the same).
 _DEFAULTS = {
     "mode": PYNATIVE_MODE,
     "device_target": "CPU",
@@ -78,6 +83,11 @@ def set_context(**kwargs):
     """Sets context keys, e.g. `set_context(mode=GRAPH_MODE, device_target="CPU")`.
     Unknown keys raise ValueError, like MindSpore."""
     updates = {}
+    if kwargs.get("enable_compile_cache", _CONTEXT["enable_compile_cache"]) is True and (
+            "enable_compile_cache" in kwargs or "compile_cache_path" in kwargs):
+        # the directory is checked before anything changes (CompileCacheError)
+        compile_cache.check_directory(kwargs.get("compile_cache_path",
+                                                 _CONTEXT["compile_cache_path"]))
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
             raise ValueError(f"For 'context.set_context', the keyword argument {key} is not "
@@ -111,6 +121,14 @@ def set_context(**kwargs):
             if not isinstance(value, (bool, int)) or not 0 <= int(value) <= 3:
                 raise ValueError(f"For 'set_context', 'save_graphs' must be a bool or an int "
                                  f"in [0, 3], but got {value!r}.")
+        elif key == "enable_compile_cache":
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'set_context', 'enable_compile_cache' must be a bool, "
+                                f"but got {type(value).__name__}.")
+        elif key == "compile_cache_path":
+            if not isinstance(value, (str, os.PathLike)):
+                raise TypeError(f"For 'set_context', 'compile_cache_path' must be a str, "
+                                f"but got {type(value).__name__}.")
         elif key == "device_id":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4096:
                 raise ValueError(f"For 'set_context', 'device_id' must be an int in [0, 4096), "
@@ -126,6 +144,9 @@ def _apply(updates: dict) -> None:
     if "enable_graph_kernel" in updates:
         set_option_defaults("msmlir-cpu-pipeline",
                             {"graph-kernel": bool(_CONTEXT["enable_graph_kernel"])})
+    if "enable_compile_cache" in updates or "compile_cache_path" in updates:
+        compile_cache.configure(bool(_CONTEXT["enable_compile_cache"]),
+                                _CONTEXT["compile_cache_path"])
     if "save_graphs" in updates or "save_graphs_path" in updates:
         compiler.save_graphs(str(_CONTEXT["save_graphs_path"]) if _CONTEXT["save_graphs"]
                              else None)

@@ -16,7 +16,7 @@ import types
 from ..arraylike import result_wrapper, wrap_results
 from ..errors import CompileError
 from .parser import invoke
-from .trace import BUILD_LOCK, Lowered, abstract_args, build_module, strip_error
+from .trace import BUILD_LOCK, Lowered, abstract_args, build_module, fast_args, strip_error
 from msmlir.passes.registry import get_pass
 
 
@@ -24,6 +24,19 @@ def _pipeline_defaults() -> tuple:
     """The CPU pipeline's option defaults (set_context changes some): part of
     the cache key, so a function compiled before the change is recompiled."""
     return tuple(sorted(get_pass("msmlir-cpu-pipeline").defaults().items()))
+
+
+_PIPELINE: list = []
+
+
+def _options_snapshot() -> tuple:
+    """The pipeline's declared options as they are now (set_option_defaults
+    replaces an option to change its default): compared, not hashed, by the
+    fast path, so a change of any default drops the fast entries."""
+    if not _PIPELINE:
+        _PIPELINE.append(get_pass("msmlir-cpu-pipeline").options)
+    return tuple(_PIPELINE[0].values())
+
 
 __all__ = ["jit", "JitFunction", "BoundJit", "Lowered", "BUILD_LOCK"]
 
@@ -59,6 +72,8 @@ class JitFunction:
         self.name = name
         self.trace = (getattr(fn, "__name__", "") == "<lambda>") if trace is None else trace
         self._cache: dict = {}
+        self._fast: dict = {}          # fast key (fast_args) -> (Lowered, result wrapper)
+        self._fast_options = None
         self._lock = threading.Lock()
         self.compile_count = 0   # modules built (cache misses)
         self.hits = 0
@@ -95,13 +110,30 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         __tracebackhide__ = True  # noqa: F841  (pytest: hide this frame)
+        fast = fast_args(args, kwargs)
+        if fast is not None:
+            # the steady state: positional arrays and constants seen before
+            plan = self._fast.get(fast[0])
+            if plan is not None and _options_snapshot() == self._fast_options:
+                self.hits += 1
+                out = plan[0].run(fast[1])
+                wrap = plan[1]
+                return out if wrap is None else wrap_results(out, wrap)
         try:
             entry, arrays = self._lowered(args, kwargs)
         except CompileError as e:
             if os.environ.get("MSMLIR_JIT_DEBUG"):
                 raise
             raise strip_error(e) from None
-        return wrap_results(entry.run(arrays), result_wrapper(args, kwargs))
+        wrap = result_wrapper(args, kwargs)
+        out = wrap_results(entry.run(arrays), wrap)
+        if fast is not None:
+            options = _options_snapshot()
+            if options != self._fast_options:
+                self._fast.clear()
+                self._fast_options = options
+            self._fast[fast[0]] = (entry, wrap)
+        return out
 
     def lower(self, *args, debug_info=False, **kwargs) -> str:
         """The mindir module for these arguments, as text (nothing is compiled).
@@ -129,6 +161,7 @@ class JitFunction:
 
     def clear_cache(self):
         self._cache.clear()
+        self._fast.clear()
 
     def __repr__(self):
         return f"<msmlir.jit {getattr(self.fn, '__qualname__', self.fn)!r}>"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,14 +29,15 @@ from .. import dtype as _dt
 from ..arraylike import as_array, is_array, result_wrapper, wrap_results
 from ..dialects import mindir
 from ..errors import CompileError, SourcePos
-from ..pytree import spec_key, tree_flatten, tree_unflatten
+from ..pytree import LEAF, const_key, spec_key, tree_flatten, tree_unflatten
 from ..seed import next_rng_offset
 from . import builder as _b
 from .values import TensorValue
 
 __all__ = ["ModuleBuilder", "TensorSpec", "FuncInfo", "Frame", "param_value", "rng_offset",
            "RNG_COUNTER", "call_operands", "close_over", "set_parser", "build_module", "Lowered",
-           "BUILD_LOCK", "eager_call", "abstract_args", "expand_transforms", "strip_error"]
+           "BUILD_LOCK", "eager_call", "abstract_args", "fast_args", "expand_transforms",
+           "strip_error"]
 
 MAX_CALL_DEPTH = 200    # nested calls of user functions
 
@@ -385,6 +387,79 @@ def abstract_args(args, kwargs):
     return key, a, k, arrays
 
 
+# The fast path's argument kinds, decided once per type: an array (0: a numpy
+# array; 1: a type with `asnumpy`; 2: another array type, converted with
+# as_array), a compile-time constant keyed by const_key (3), or anything else
+# (4: a container, which the full path flattens).
+_ARRAY, _ASNUMPY, _ARRAY_LIKE, _CONST, _OTHER = 0, 1, 2, 3, 4
+_KINDS: dict = {np.ndarray: _ARRAY, tuple: _OTHER, list: _OTHER, dict: _OTHER}
+
+
+def _kind(t: type) -> int:
+    k = _KINDS.get(t)
+    if k is None:
+        if issubclass(t, np.generic):
+            k = _ARRAY_LIKE
+        elif hasattr(t, "asnumpy") and hasattr(t, "shape"):
+            k = _ASNUMPY
+        elif issubclass(t, (tuple, list, dict, np.ndarray)):
+            k = _OTHER
+        else:
+            k = _CONST
+        _KINDS[t] = k
+    return k
+
+
+_SCALARS = frozenset({int, float, bool, str, type(None)})
+
+
+def _fast_leaf(a, key: list, arrays: list) -> bool:
+    t = type(a)
+    k = _KINDS.get(t)
+    if k is None:
+        k = _kind(t)
+    if k == _ARRAY:
+        if not a.flags.c_contiguous:
+            a = as_array(a)
+    elif k == _ASNUMPY:
+        a = a.asnumpy()
+        if type(a) is not np.ndarray or not a.flags.c_contiguous:
+            a = as_array(a)
+    elif k == _ARRAY_LIKE:
+        a = as_array(a)
+    elif k == _CONST:
+        key.append((t, const_key(a)))
+        return True
+    elif (t is tuple or t is list) and all(type(e) in _SCALARS for e in a):
+        key.append((t, tuple([const_key(e) for e in a])))     # a shape, axes: constants
+        return True
+    else:
+        return False
+    key.append((t, a.shape, a.dtype))    # the type: results come back as the caller's
+    arrays.append(a)
+    return True
+
+
+def fast_args(args, kwargs):
+    """(key, arrays) of a call's arguments for the steady-state path, or None
+    when an argument needs the full path (a container: abstract_args). The key
+    holds each array's type, shape and dtype and each constant's type and
+    const_key (abstract_args' key, plus what decides how results are wrapped);
+    the arrays come in abstract_args' order. Array types are recognized by
+    their class (a method `asnumpy` and a `shape`), as is_array does for
+    instances."""
+    key, arrays = [], []
+    for a in args:
+        if not _fast_leaf(a, key, arrays):
+            return None
+    if kwargs:
+        key.append(tuple(kwargs))
+        for a in kwargs.values():
+            if not _fast_leaf(a, key, arrays):
+                return None
+    return tuple(key), arrays
+
+
 class Lowered:
     """One compiled specialization: the module, its text and the runtime handle."""
 
@@ -398,6 +473,8 @@ class Lowered:
         # values at each call (see frontend/builder.py, "Function frames")
         self.params = list(params)
         self.compiled = None
+        self._dispatch = None   # the runtime's Dispatcher, after the first run
+        self.build_s = 0.0      # seconds spent building the module (compile-time breakdown)
 
     @property
     def text(self) -> str:
@@ -410,11 +487,20 @@ class Lowered:
         mindir module stays available for inspection)."""
         if self.compiled is None:
             from ..compiler import compile_module
+            t = time.perf_counter()
             with BUILD_LOCK, self.context:
-                copy = ir.Module.parse(self.module.operation.get_asm(enable_debug_info=True))
-                expand_transforms(copy)
+                text = self.module.operation.get_asm(enable_debug_info=True)
+
+            def parse():
+                # only when the compile cache misses: the copy that compile_module lowers
+                with BUILD_LOCK, self.context:
+                    copy = ir.Module.parse(text)
+                    expand_transforms(copy)
+                return copy
+            timings = {"frontend": self.build_s, "print": time.perf_counter() - t}
             try:
-                self.compiled = compile_module(copy)
+                self.compiled = compile_module(parse, timings=timings, name=self.name,
+                                               source=text)
             except ir.MLIRError as e:
                 msg = _b.diag_message(e)
                 if "mindir-autodiff" in msg or "mindir-vmap" in msg:
@@ -424,13 +510,42 @@ class Lowered:
         return self.compiled
 
     def run(self, arrays):
+        """Runs the compiled function on the entry's arrays (C-contiguous, of the
+        signature this specialization was built for: `abstract_args` gives
+        them); the Parameters it uses are appended with their current values."""
+        d = self._dispatch
+        if d is None:
+            return self._first_run(arrays)
+        if self.params:
+            arrays = list(arrays)
+            for p, (shape, dtype) in zip(self.params, self._param_sigs):
+                a = p.asnumpy()
+                if type(a) is not np.ndarray or not a.flags.c_contiguous:
+                    a = as_array(p)
+                if a.shape != shape or a.dtype != dtype:
+                    raise TypeError(f"Parameter '{getattr(p, 'name', p)}' is now "
+                                    f"{a.dtype}{list(a.shape)}, but {self.name} was compiled "
+                                    f"for {dtype}{list(shape)}")
+                arrays.append(a)
+        outs = d(arrays)
+        if self._single:
+            return outs[0]
+        return tree_unflatten(self.out_spec, outs)
+
+    def _first_run(self, arrays):
+        """The first run: compiles, checks every argument against the compiled
+        signature (CompiledModule.call), then sets up the fast path."""
+        compiled = self.compile()
         if self.params:
             arrays = list(arrays) + [as_array(p) for p in self.params]
-        outs = self.compile().call(self.name, *arrays)
-        outs = tuple(np.asarray(o) for o in (outs if isinstance(outs, (tuple, list)) else (outs,)))
+        outs = compiled.call(self.name, *arrays)
         if len(outs) != self.n_outputs:
             raise RuntimeError(f"msmlir: {self.name} returned {len(outs)} results, expected "
                                f"{self.n_outputs}")
+        d = compiled.dispatcher(self.name)
+        self._param_sigs = d.sig.inputs[len(d.sig.inputs) - len(self.params):]
+        self._single = self.out_spec == LEAF
+        self._dispatch = d
         return tree_unflatten(self.out_spec, list(outs))
 
 
@@ -479,6 +594,7 @@ def build_module(fn, args, kwargs, *, name=None, trace=False) -> Lowered:
     """Builds (without compiling) the module of `fn` for abstract arguments whose
     tensor leaves are TensorSpecs. Raises CompileError for user errors."""
     ctx = _context()
+    t = time.perf_counter()
     with BUILD_LOCK, ctx, ir.Location.unknown():
         mb = ModuleBuilder()
         with _b.activate(mb):
@@ -494,8 +610,10 @@ def build_module(fn, args, kwargs, *, name=None, trace=False) -> Lowered:
                     pos = SourcePos(loc.filename, loc.start_line, loc.start_col)
                     break
             raise CompileError(f"invalid IR: {_b.diag_message(e)}", pos) from None
-        return Lowered(mb.module, ctx, info.name, info.out_spec, len(info.result_types),
-                       info.params)
+        lowered = Lowered(mb.module, ctx, info.name, info.out_spec, len(info.result_types),
+                          info.params)
+        lowered.build_s = time.perf_counter() - t
+        return lowered
 
 
 def strip_error(e: CompileError) -> CompileError:
@@ -512,6 +630,7 @@ def strip_error(e: CompileError) -> CompileError:
 # ---------------------------------------------------------------------------
 
 _EAGER_CACHE: dict = {}
+_EAGER_FAST: dict = {}      # (key or fn, fast_args key) -> (Lowered, result wrapper)
 _EAGER_LOCK = threading.Lock()
 
 
@@ -520,6 +639,12 @@ def eager_call(fn, args, kwargs, key=None):
     tracing it into a one-function module, compiling and running it (cached
     per function and signature)."""
     __tracebackhide__ = True  # noqa: F841
+    fast = fast_args(args, kwargs)
+    if fast is not None:
+        plan = _EAGER_FAST.get((key if key is not None else fn, fast[0]))
+        if plan is not None:
+            out = plan[0].run(fast[1])
+            return out if plan[1] is None else wrap_results(out, plan[1])
     try:
         sig_key, a, k, arrays = abstract_args(args, kwargs)
         cache_key = (key if key is not None else fn, sig_key)
@@ -532,4 +657,8 @@ def eager_call(fn, args, kwargs, key=None):
         if os.environ.get("MSMLIR_JIT_DEBUG"):
             raise
         raise strip_error(e) from None
-    return wrap_results(entry.run(arrays), result_wrapper(args, kwargs))
+    wrap = result_wrapper(args, kwargs)
+    out = wrap_results(entry.run(arrays), wrap)
+    if fast is not None:
+        _EAGER_FAST[(key if key is not None else fn, fast[0])] = (entry, wrap)
+    return out

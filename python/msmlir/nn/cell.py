@@ -55,6 +55,26 @@ def _cell_call(cell, *args, **kwargs):
     return cell.construct(*args, **kwargs)
 
 
+def _training_flags(cell) -> tuple:
+    """`c.training` of every cell in the tree, in cells_and_names order (the
+    part of the graph cache key read at every GRAPH_MODE call, so without
+    building the names)."""
+    d = cell.__dict__
+    if not d["_cells"]:
+        return (cell.training,)
+    seen, flags, queue, i = set(), [], [cell], 0
+    while i < len(queue):
+        c = queue[i]
+        i += 1
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        d = c.__dict__
+        flags.append(c.training)
+        queue.extend(d["_cells"].values())
+    return tuple(flags)
+
+
 class _CallDescriptor:
     """`Cell.__call__`: a descriptor returning a bound callable (see module docstring)."""
 
@@ -158,7 +178,7 @@ class Cell:
         """The JitFunction of this cell's construct for the current train/eval state
         (and device_target, which selects some kernels' semantics, e.g. BatchNorm's)."""
         from ..common.context import get_context
-        key = (get_context("device_target"),) + tuple(c.training for _, c in self.cells_and_names())
+        key = (get_context("device_target"),) + _training_flags(self)
         jf = self._graph_cache.get(key)
         if jf is None:
             from ..frontend.jit import JitFunction
