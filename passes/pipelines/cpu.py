@@ -16,9 +16,12 @@ runtime (libmlir_async_runtime.so from the MLIR wheel, bound by
 msmlir/runtime/linker.py); globalize=true makes big static temporaries
 globals (faster matmul, non-reentrant functions); fast-math=false keeps
 math.exp/tanh/erf as libm calls; ops with fewer than min-work iterations keep
-the plain path (their scalar loops compile faster). In the environment,
-MSMLIR_CPU_CODEGEN=0|1 and MSMLIR_CPU_THREADS=N set the defaults of codegen
-and threads (A/B runs of whole test suites).
+the plain path (their scalar loops compile faster); poly=true schedules those plain-path
+loop nests with the polyhedral scheduler (passes/poly/, stage "poly" after
+"bufferized"; off by default: it wins on big transposes but loses on small
+matmuls and middle-axis reductions, see _POLY). In the environment,
+MSMLIR_CPU_CODEGEN=0|1, MSMLIR_CPU_THREADS=N and MSMLIR_CPU_POLY=0|1 set the
+defaults of codegen, threads and poly (A/B runs of whole test suites).
 """
 import os
 
@@ -27,6 +30,7 @@ from ..registry import Option, get_pass, register_pipeline
 
 _CODEGEN_DEFAULT = os.environ.get("MSMLIR_CPU_CODEGEN", "1") not in ("0", "false", "")
 _GRAPH_KERNEL_DEFAULT = os.environ.get("MSMLIR_GRAPH_KERNEL", "1") not in ("0", "false", "")
+_POLY_DEFAULT = os.environ.get("MSMLIR_CPU_POLY", "0") not in ("0", "false", "")
 _THREADS_DEFAULT = int(os.environ.get("MSMLIR_CPU_THREADS", "1") or 1)
 
 # Graph-level expansion (gradients become functions, callees are inlined, the
@@ -118,6 +122,19 @@ _VECTOR_TO_LLVM = (
     + _MEMREF_TO_LLVM
 )
 
+# The plain path under the polyhedral scheduler (codegen=true, poly=true): the
+# linalg ops the tensor codegen left alone (small ops below min-work, matmuls
+# below pack-matmul's threshold, gathers, pooling windows, ...) become affine
+# nests, each group of consecutive nests is outlined into a private function
+# and scheduled by isl (passes/poly/: fusion, permutation, tiling for L1/L2;
+# the function carries `mskernel.schedule`; groups it cannot represent stay
+# as they are), reused strided tiles are promoted to contiguous buffers.
+# `inline,symbol-dce` at the head of the LLVM stage puts the groups back.
+_POLY = ("convert-linalg-to-affine-loops,"
+         "mskernel-poly-schedule{target=cpu nests=true},"
+         "mskernel-promote-buffers")
+_POLY_INLINE = "inline,symbol-dce"
+
 _ASYNC_TO_LLVM = (
     "async-parallel-for{async-dispatch=true num-workers=-1 min-task-size=1},"
     "async-to-async-runtime,async-runtime-ref-counting,async-runtime-ref-counting-opt,"
@@ -135,6 +152,8 @@ OPTIONS = {
     "fast-math": Option(bool, True, "polynomial math.exp/tanh/erf instead of libm calls"),
     "min-work": Option(int, MIN_WORK, "ops with a smaller iteration space keep the plain path "
                                       "(compile time of small functions)"),
+    "poly": Option(bool, _POLY_DEFAULT, "polyhedral scheduling (isl) of the plain path's loop "
+                                        "nests after bufferization (codegen=true only)"),
 }
 
 
@@ -154,10 +173,10 @@ def tensor_codegen(threads: int, min_work: int) -> str:
                    "mindir -> linalg -> tiled/vectorized -> bufferized -> LLVM dialect (CPU JIT/AOT)",
                    options=OPTIONS)
 def cpu_pipeline(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
-                 fast_math: bool, min_work: int) -> str:
+                 fast_math: bool, min_work: int, poly: bool) -> str:
     return ",".join([GRAPH_PREPARE, _lowering(
         graph_kernel=graph_kernel, codegen=codegen, threads=threads, globalize=globalize,
-        fast_math=fast_math, min_work=min_work)])
+        fast_math=fast_math, min_work=min_work, poly=poly)])
 
 
 def cpu_lowering(**options) -> str:
@@ -178,7 +197,7 @@ def _lowering(**options) -> str:
 
 
 def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
-            fast_math: bool, min_work: int) -> list[tuple[str, str]]:
+            fast_math: bool, min_work: int, poly: bool) -> list[tuple[str, str]]:
     if not codegen:
         return [("kernels", kernels(graph_kernel)), ("linalg", _TO_LINALG),
                 ("bufferized", ",".join([_INLINE_KERNELS, _BUFFERIZE])), ("llvm", _TO_LLVM)]
@@ -193,13 +212,16 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
                   # (1-D transfers: works around an upstream fold-memref-alias-ops bug
                   # on n-D transfer_reads of memref.expand_shape views)
                   "msmlir-cpu-unroll-transfers,fold-memref-alias-ops,canonicalize,cse"]
-    llvm = [f"msmlir-cpu-lower-vectors{{threads={threads}}}"]
+    llvm = [_POLY_INLINE] if poly else []
+    llvm.append(f"msmlir-cpu-lower-vectors{{threads={threads}}}")
     if threads > 1:
         llvm.append(_ASYNC_TO_LLVM)
     llvm.append(_VECTOR_TO_LLVM)
-    return [("kernels", kernels(graph_kernel)), ("linalg", _TO_LINALG),
-            ("codegen", ",".join(codegen_stage)), ("bufferized", ",".join(bufferize)),
-            ("llvm", ",".join(llvm))]
+    stages = [("kernels", kernels(graph_kernel)), ("linalg", _TO_LINALG),
+              ("codegen", ",".join(codegen_stage)), ("bufferized", ",".join(bufferize))]
+    if poly:
+        stages.append(("poly", _POLY))
+    return stages + [("llvm", ",".join(llvm))]
 
 
 @register_pipeline("msmlir-cpu-bufferize",

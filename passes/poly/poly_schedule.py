@@ -26,10 +26,22 @@ computed indices, scf control flow inside, dynamic sizes, ...) or whose AST
 cannot be rebuilt as affine is left unchanged, with a remark at the function
 saying why. Functions without affine.for nests, or that already carry
 `mskernel.schedule`, are skipped silently.
+
+`nests=true` (what msmlir-cpu-pipeline runs on the plain path, after
+bufferization): functions that mix other code (vector ops, scf loops, async
+ops) with affine nests are scheduled per nest group: each maximal run of
+consecutive top-level `affine.for` ops in any block (allocs and constants
+between them hoisted before the run, deallocs sunk after it) whose outside
+values are memrefs or constants is outlined into a private function
+`<func>_poly<k>` (memrefs as arguments, constants cloned), called in place,
+and scheduled there (it carries `mskernel.schedule`; `inline` puts it back
+later). A run that cannot be represented is moved back unchanged, silently
+(it is the plain path's scalar loop nest, as without the pass).
 """
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import func as func_d
 
 from ..common.diagnostics import emit_remark
 from ..registry import Option, PassFailure, register_pass
@@ -70,6 +82,143 @@ def schedule_function(func: ir.Operation, *, tile_sizes: list[int], target=None)
     return text
 
 
+# --- nests=true: one nest group at a time -------------------------------------------
+
+def _runs(func: ir.Operation) -> list[list[ir.Operation]]:
+    """Maximal runs of top-level affine.for ops (between them only hoistable
+    ops without regions and deallocs), in every block of `func`, each run's
+    affine.for ops and in-between ops in order."""
+    runs = []
+
+    def walk(block):
+        cur, loops = [], 0
+        for o in block.operations:
+            o = o.operation
+            if o.name == "affine.for":
+                cur.append(o)
+                loops += 1
+                continue
+            if cur and not o.regions and (o.name in model._HOISTABLE or o.name in model._SINKABLE):
+                cur.append(o)
+                continue
+            if loops:
+                runs.append(cur)
+            cur, loops = [], 0
+            for r in o.regions:
+                for b in r.blocks:
+                    walk(b)
+        if loops:
+            runs.append(cur)
+    walk(func.regions[0].blocks[0])
+    return runs
+
+
+def _walk(op: ir.Operation, fn):
+    fn(op)
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.operations:
+                _walk(o.operation, fn)
+
+
+def _outline_run(func: ir.Operation, run: list[ir.Operation], name: str):
+    """Outlines `run` into a private function; returns (callee, call, memrefs)
+    or None (left alone: an outside value that is neither a memref nor a constant)."""
+    ops = list(run)
+    # in-between ops: hoist before / sink after the run (only values from outside)
+    inside = set()
+    for o in ops:
+        if o.name != "affine.for":
+            continue
+        _walk(o, lambda x: inside.update(x.results))
+    hoist = [o for o in ops if o.name != "affine.for" and o.name not in model._SINKABLE]
+    sink = [o for o in ops if o.name in model._SINKABLE]
+    for o in hoist + sink:
+        if any(v in inside for v in o.operands):
+            return None
+    loops = [o for o in ops if o.name == "affine.for"]
+    # values the loops use from outside
+    defined, used = set(), []
+
+    def visit(x):
+        defined.update(x.results)
+        for r in x.regions:
+            for b in r.blocks:
+                defined.update(b.arguments)
+        used.extend(x.operands)
+    for o in loops:
+        _walk(o, visit)
+    memrefs, consts, seen = [], [], set()
+    for v in used:
+        if v in defined or v in seen:
+            continue
+        seen.add(v)
+        owner = model.owner_op(v)
+        if owner is not None and owner.name == "arith.constant":
+            consts.append(v)
+        elif isinstance(v.type, ir.MemRefType):
+            memrefs.append(v)
+        else:
+            return None
+    for o in hoist:
+        o.move_before(ops[0])
+    for o in reversed(sink):
+        o.move_after(ops[-1])
+    with func.location:
+        with ir.InsertionPoint(func):
+            callee = func_d.FuncOp(name, ([v.type for v in memrefs], []), visibility="private")
+        entry = callee.add_entry_block()
+        with ir.InsertionPoint(entry):
+            ret = func_d.ReturnOp([])
+        with ir.InsertionPoint(loops[0]):
+            call = func_d.CallOp([], ir.FlatSymbolRefAttr.get(name), memrefs)
+    remap = dict(zip(memrefs, entry.arguments))
+    for c in consts:
+        remap[c] = model.owner_op(c).clone(ir.InsertionPoint(ret)).results[0]
+    for o in loops:
+        o.move_before(ret)
+
+    def fix(x):
+        for i, v in enumerate(x.operands):
+            if v in remap:
+                x.operands[i] = remap[v]
+    for o in loops:
+        _walk(o, fix)
+    return callee.operation, call.operation, memrefs
+
+
+def _inline_back(callee: ir.Operation, call: ir.Operation, memrefs):
+    """Undoes _outline_run: the callee's body back before the call."""
+    entry = callee.regions[0].blocks[0]
+    for arg, v in zip(entry.arguments, memrefs):
+        arg.replace_all_uses_with(v)
+    for o in list(entry.operations)[:-1]:
+        o.operation.move_before(call)
+    call.erase()
+    callee.erase()
+
+
+def schedule_nests(func: ir.Operation, *, tile_sizes: list[int], target=None) -> int:
+    """nests=true on one function; returns the number of groups scheduled."""
+    base = ir.StringAttr(func.attributes["sym_name"]).value
+    table = ir.SymbolTable(func.parent)
+    done = 0
+    for k, run in enumerate(_runs(func)):
+        name = f"{base}_poly{k}"
+        if name in table:
+            continue
+        out = _outline_run(func, run, name)
+        if out is None:
+            continue
+        callee, call, memrefs = out
+        try:
+            schedule_function(callee, tile_sizes=tile_sizes, target=target)
+            done += 1
+        except Exception:  # noqa: BLE001 - not representable (or an isl limit): unchanged
+            _inline_back(callee, call, memrefs)
+    return done
+
+
 @register_pass(NAME, "polyhedral scheduling (isl) of affine loop nests: fusion, permutation, tiling, marks",
                options={"target": Option(str, "cpu", "memory model to tile for: cpu, gpu or ascend"),
                         "tile-sizes": Option(list, [], "tile sizes of band members, one level "
@@ -79,9 +228,12 @@ def schedule_function(func: ir.Operation, *, tile_sizes: list[int], target=None)
                         "l3-bytes": Option(int, 0, "cpu: L3 cache bytes (0: read from sysfs)"),
                         "vector-bytes": Option(int, 0, "cpu: vector register bytes (0: from the host)"),
                         "shared-bytes": Option(int, 0, "gpu: shared memory per block (0: 48 KiB)"),
-                        "threads": Option(int, 0, "gpu: max threads per block (0: 1024)")})
+                        "threads": Option(int, 0, "gpu: max threads per block (0: 1024)"),
+                        "nests": Option(bool, False, "schedule each group of consecutive nests on "
+                                        "its own, outlined into a private function; groups that "
+                                        "cannot be represented stay, silently")})
 def run(module: ir.Operation, *, target: str, tile_sizes: list, l1_bytes: int, l2_bytes: int,
-        l3_bytes: int, vector_bytes: int, shared_bytes: int, threads: int):
+        l3_bytes: int, vector_bytes: int, shared_bytes: int, threads: int, nests: bool):
     if target not in targets.TARGETS:
         ir.Location.unknown(module.context).emit_error(
             f"{NAME}: unknown target '{target}' (one of {', '.join(targets.TARGETS)})")
@@ -90,7 +242,12 @@ def run(module: ir.Operation, *, target: str, tile_sizes: list, l1_bytes: int, l
             "gpu": dict(shared=shared_bytes, threads=threads)}.get(target, {})
     model_ = targets.make(target, **over)
     for func in list(_funcs(module)):
-        if ATTR_SCHEDULE in func.attributes or not _has_loops(func):
+        if ATTR_SCHEDULE in func.attributes:
+            continue
+        if nests:
+            schedule_nests(func, tile_sizes=[int(t) for t in tile_sizes], target=model_)
+            continue
+        if not _has_loops(func):
             continue
         try:
             schedule_function(func, tile_sizes=[int(t) for t in tile_sizes], target=model_)
