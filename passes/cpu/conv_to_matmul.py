@@ -626,36 +626,13 @@ def collapse_matmul(op: ir.Operation) -> bool:
 # --- input gradients: dcol = W^T dY (a matmul), then col2im ----------------------
 
 @dataclass
-class GradGeom:
+class GradGeom(ConvGeom):
     """dx[n, c, h, w] = sum over (f, kh, kw, oh, ow) with oh*sh + kh*dh = h + pt and
-    ow*sw + kw*dw = w + pl of dy[n, f, oh, ow] * W[f, c, kh, kw]."""
-    n: int
-    c: int
-    h: int
-    w: int
-    f: int
-    kh: int
-    kw: int
-    oh: int
-    ow: int
-    sh: int
-    sw: int
-    dh: int
-    dw: int
+    ow*sw + kw*dw = w + pl of dy[n, f, oh, ow] * W[f, c, kh, kw]: the forward
+    geometry plus the top/left padding. dcol has k = (c, kh, kw) rows and
+    p = (n, oh, ow) columns."""
     pt: int
     pl: int
-
-    @property
-    def k(self) -> int:        # rows of dcol: (c, kh, kw)
-        return self.c * self.kh * self.kw
-
-    @property
-    def p(self) -> int:        # columns of dcol: (n, oh, ow)
-        return self.n * self.oh * self.ow
-
-    @property
-    def macs(self) -> int:
-        return self.f * self.k * self.p
 
     def contiguous(self) -> bool:
         """Whether the col2im rows are contiguous reads of the flat dcol: unit
