@@ -30,9 +30,9 @@ def ttype(shape, elem="f32") -> str:
     return "tensor<" + "".join(f"{d}x" for d in shape) + f"{elem}>"
 
 
-def codegen_ir(text: str) -> tuple[str, list[str]]:
+def codegen_ir(text: str, before: str = "") -> tuple[str, list[str]]:
     """The codegen stage on tensors of a mindir module (as text) and the
-    remarks it emitted."""
+    remarks it emitted; `before`: passes run first (e.g. the kernels stage)."""
     got = []
 
     def handler(diag):
@@ -43,7 +43,8 @@ def codegen_ir(text: str) -> tuple[str, list[str]]:
     try:
         with ctx:
             m = ir.Module.parse(text)
-            run_pipeline(m, f"builtin.module({_TO_LINALG},{tensor_codegen(1, 0)})")
+            head = f"{before}," if before else ""
+            run_pipeline(m, f"builtin.module({head}{_TO_LINALG},{tensor_codegen(1, 0)})")
             return str(m), got
     finally:
         h.detach()

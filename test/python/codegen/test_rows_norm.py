@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cg_helpers import compile_with, ttype
-from mlir import ir
+from cg_helpers import codegen_ir, compile_with, ttype
 
-from msmlir.compiler import context
-from msmlir.passes import run_pipeline
-from msmlir.passes.pipelines.cpu import _TO_LINALG, EXPANDED, kernels, tensor_codegen
+from msmlir.passes.pipelines.cpu import EXPANDED, kernels
 
 EPS = 1e-5
 
@@ -109,20 +106,7 @@ def test_expanded_layer_norm_is_one_row_loop():
     """The expanded layer_norm with its statistics returned: one loop over
     the rows yielding y, mean and rstd, no reshape left inside it and no
     [rows, 1, cols] op (the unit dims folded), no remark."""
-    got = []
-
-    def handler(diag):
-        got.append(str(diag.message))
-        return True
-    ctx = context()
-    h = ctx.attach_diagnostic_handler(handler)
-    try:
-        with ctx:
-            m = ir.Module.parse(_ln_text((256, 128), -1, stats=True))
-            run_pipeline(m, f"builtin.module({kernels(True)},{_TO_LINALG},{tensor_codegen(1, 0)})")
-            text = str(m)
-    finally:
-        h.detach()
+    text, got = codegen_ir(_ln_text((256, 128), -1, stats=True), before=kernels(True))
     assert not [r for r in got if "msmlir-fuse-rows" in r], got
     assert "-> (tensor<256x128xf32>, tensor<256xf32>, tensor<256xf32>)" in text
     loop = text[text.index("-> (tensor<256x128xf32>, tensor<256xf32>, tensor<256xf32>)"):]
