@@ -29,6 +29,19 @@ from mlir import ir
 CONST = "const"  # the key of the constant term in linear forms
 
 
+
+def _operand_namer(names: dict, reason: str):
+    """Names an affine operand in isl text: an induction variable by its name,
+    a constant by its value; anything else is not representable (`reason`)."""
+    def name_of(v):
+        if v in names:
+            return names[v]
+        c = _const_value(v)
+        if c is not None:
+            return c
+        raise NotRepresentable(reason)
+    return name_of
+
 class NotRepresentable(Exception):
     """The function's loops cannot be described in the polyhedral model."""
 
@@ -311,14 +324,8 @@ class _Extractor:
         names = {v: f"i{k}" for k, v in enumerate(ivs)}
         me = f"i{len(ivs)}"
 
-        def name_of(v):
-            if v in names:
-                return names[v]
-            c = _const_value(v)
-            if c is not None:
-                return c
-            raise NotRepresentable("dynamic sizes (a loop bound operand that is neither an "
-                                   "induction variable nor a constant)")
+        name_of = _operand_namer(names, "dynamic sizes (a loop bound operand that is neither "
+                                        "an induction variable nor a constant)")
         lbs, _ = _map_texts(ir.AffineMapAttr(loop.attributes["lowerBoundMap"]).value, lb_ops, name_of)
         ubs, _ = _map_texts(ir.AffineMapAttr(loop.attributes["upperBoundMap"]).value, ub_ops, name_of)
         cons = constraints + [f"{me} >= {t}" for t in lbs] + [f"{me} < {t}" for t in ubs]
@@ -350,14 +357,8 @@ class _Extractor:
         iters = [f"i{k}" for k in range(len(ivs))]
         names = {v: n for v, n in zip(ivs, iters)}
 
-        def name_of(v):
-            if v in names:
-                return names[v]
-            c = _const_value(v)
-            if c is not None:
-                return c
-            raise NotRepresentable("non-affine index (an index operand that is neither an "
-                                   "induction variable nor a constant)")
+        name_of = _operand_namer(names, "non-affine index (an index operand that is neither an "
+                                        "induction variable nor a constant)")
         st = Statement(name, ops, list(ivs), f"{{ {name}[{', '.join(iters)}] : "
                        f"{' and '.join(cons) or 'true'} }}", position)
         for o in ops:
