@@ -35,7 +35,7 @@ from mlir import ir
 
 from ..common.diagnostics import emit_remark
 from ..common.linalg import MatmulInfo, funcs, is_structured, matmul_info, walk_ops
-from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
+from ..common.transform import ANY, Script, apply_or_restore, apply_script, i64, strip_attrs
 from ..registry import Option, register_pass
 from .tiling import divisor_le, host_has_avx512
 
@@ -181,10 +181,458 @@ def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) 
     s.cse(func)
 
 
-def pack_matmuls(func: ir.Operation, threads: int) -> ir.Operation:
-    """Applies the packed recipe to each big f32 matmul of `func`, one at a
-    time; returns the function (a restored copy if a recipe failed)."""
+# --- the direct kernel: only A and B packed, C tiles stored in place ---------------------
+#
+# The micro-kernel loop nest is emitted here (text, parsed and moved into the
+# function): the packs of A and B (linalg.pack, lowered to vectorized
+# transposes by a small transform script), then cache blocks [tm, tn, tk] of
+# register tiles whose MR x NR accumulator is an scf.for iter_arg over k,
+# read from / written straight into the (unpadded) output with vector
+# transfers: out-of-bounds (masked) transfers for the tiles of the M/N tails
+# only (an scf.if per tile). The first k block starts from the fill value
+# (no zeroing pass), and the last one applies the matmul's elementwise
+# consumers (a chain of single-use 2-D generics: bias add, scale-and-subtract,
+# select, relu, ...) to the register tile before the store, so the consumer's
+# output is written once and no packed C, unpack or copy exists.
+
+DIRECT = _os.environ.get("MSMLIR_MM_DIRECT", "1") == "1"
+
+
+def _vt(shape, elem="f32") -> str:
+    return "vector<" + "".join(f"{d}x" for d in shape) + f"{elem}>"
+
+
+def _epilogue_chain(mm: ir.Operation, m: int, n: int):
+    """The single-use chain of elementwise 2-D generics consuming the matmul
+    (each the only user of the previous value, identity output map, an
+    unused output block argument, arith/math scalar bodies); the last must
+    produce f32 (its output holds the partial sums). [] if none."""
+    from ..common.linalg import defining_op
+    chain = []
+    cur = mm.results[0]
     while True:
+        uses = list(cur.uses)
+        if len(uses) != 1:
+            break
+        g = uses[0].owner
+        g = g.operation if hasattr(g, "operation") else g
+        if g.name != "linalg.generic" or len(g.results) != 1 or g.parent != mm.parent:
+            break
+        ins = list(g.operands)[:-1]
+        maps = [ir.AffineMapAttr(a).value for a in g.attributes["indexing_maps"]]
+        its = [str(a) for a in g.attributes["iterator_types"]]
+        if len(its) != 2 or any("parallel" not in a for a in its):
+            break
+        ident = ir.AffineMap.get_identity(2)
+        if maps[-1] != ident or ir.RankedTensorType(g.results[0].type).shape != [m, n]:
+            break
+        ok = all(maps[j] == ident for j, v in enumerate(ins) if v == cur)
+        block = g.regions[0].blocks[0]
+        if not ok or len(list(block.arguments[-1].uses)) != 0:
+            break
+        for o in block.operations:
+            o = o.operation
+            if o.name == "linalg.yield":
+                continue
+            if not (o.name.startswith("arith.") or o.name.startswith("math.")) or len(o.regions) \
+                    or len(o.results) != 1:
+                ok = False
+            for v in o.operands:  # values from outside the body: constants or scalars
+                d = defining_op(v)
+                if isinstance(v.owner, ir.Block) and v.owner == block:
+                    continue
+                if d is not None and d.parent == o.parent:
+                    continue
+                if not (isinstance(v.type, ir.IntegerType) or isinstance(v.type, ir.FloatType)
+                        or isinstance(v.type, ir.IndexType)):
+                    ok = False
+        for v, mp in zip(ins, maps):
+            for r in mp.results:
+                if not (isinstance(r, ir.AffineDimExpr) or isinstance(r, ir.AffineConstantExpr)):
+                    ok = False
+        if not ok:
+            break
+        chain.append(g)
+        cur = g.results[0]
+    while chain and not isinstance(ir.RankedTensorType(chain[-1].results[0].type).element_type, ir.F32Type):
+        chain.pop()
+    return chain
+
+
+class _Text:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.head: list[str] = []
+        self.n = 0
+        self.ind = 2
+        self.consts: dict = {}
+
+    def v(self, p="v") -> str:
+        self.n += 1
+        return f"%{p}{self.n}"
+
+    def e(self, s: str) -> None:
+        self.lines.append("  " * self.ind + s)
+
+    def c(self, x: int) -> str:
+        if x not in self.consts:
+            name = f"%c{x}".replace("-", "m")
+            self.consts[x] = name
+            self.head.append(f"    {name} = arith.constant {x} : index")
+        return self.consts[x]
+
+    def bin(self, op: str, a: str, b: str) -> str:
+        r = self.v()
+        self.e(f"{r} = arith.{op} {a}, {b} : index")
+        return r
+
+
+def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads: int) -> ir.Operation:
+    """Rewrites `mm` (and its epilogue chain) into the direct kernel; returns
+    the function. Raises on failure (the caller restores)."""
+    from ..common.linalg import defining_op
+    MR, NR, TM, TN, TK = kernel_shape()
+    if mi.n <= NR // 2 and not _os.environ.get("MSMLIR_MM_KERNEL"):
+        NR //= 2
+    m, n, k = mi.m, mi.n, mi.k
+    mo, no = -(-m // MR), -(-n // NR)
+    tm, tn, tk = divisor_le(mo, TM), divisor_le(no, TN), divisor_le(k, TK)
+    kt = _k_tile(tk)
+    if m < MR or n < NR:
+        # (a vector<MRxNR> transfer on a tensor with fewer than MR rows or NR
+        # columns: the transfer lowering does not terminate) the packed-C
+        # recipe takes it
+        raise ValueError("C smaller than the register tile")
+    chain = _epilogue_chain(mm, m, n)
+    A, B, C = mm.operands[0], mm.operands[1], mm.operands[2]
+    fill = defining_op(C) if mi.fill_init else None
+    last = chain[-1] if chain else mm
+    D = list(last.operands)[-1] if chain else (fill.operands[1] if fill is not None else C)
+    TA, TB, TD = str(A.type), str(B.type), str(D.type)
+    VT = _vt((MR, NR))
+    T = _Text()
+    args: list[tuple[str, ir.Value]] = []
+
+    def arg(v: ir.Value) -> str:
+        for name, w in args:
+            if w == v:
+                return name
+        name = f"%arg{len(args)}"
+        args.append((name, v))
+        return name
+
+    a, b, d = arg(A), arg(B), arg(D)
+    c = arg(C) if fill is None else None
+    z = T.v("z")
+    T.e(f"{z} = arith.constant 0.0 : f32")
+    # packs: A -> [mo, k, MR], B -> [no, k, NR] (zero padded)
+    pa, pb, ea, eb = T.v("pa"), T.v("pb"), T.v("ea"), T.v("eb")
+    PA, PB = f"tensor<{mo}x{k}x{MR}xf32>", f"tensor<{no}x{k}x{NR}xf32>"
+    T.e(f"{ea} = tensor.empty() : {PA}")
+    T.e(f"{eb} = tensor.empty() : {PB}")
+    T.e(f"{pa} = linalg.pack {a} padding_value({z} : f32) "
+        + ("outer_dims_perm = [1, 0] inner_dims_pos = [1]" if mi.a_km else "inner_dims_pos = [0]")
+        + f" inner_tiles = [{MR}] into {ea} : {TA} -> {PA}")
+    T.e(f"{pb} = linalg.pack {b} padding_value({z} : f32) "
+        + ("inner_dims_pos = [0]" if mi.b_nk else "outer_dims_perm = [1, 0] inner_dims_pos = [1]")
+        + f" inner_tiles = [{NR}] into {eb} : {TB} -> {PB}")
+    if fill is not None:
+        fv = fill.operands[0]
+        fd = defining_op(fv)
+        if fd is not None and fd.name == "arith.constant" and ir.FloatAttr(fd.attributes["value"]).value == 0.0:
+            acc_init = T.v("zv")
+            T.e(f"{acc_init} = arith.constant dense<0.0> : {VT}")
+        else:
+            acc_init = T.v("fv")
+            T.e(f"{acc_init} = vector.broadcast {arg(fv)} : f32 to {VT}")
+    tails = (m % MR != 0, n % NR != 0)
+
+    def tile_read(src: str, stype: str, idx: list[str], vshape, perm: str | None, inb: list[bool], elem="f32"):
+        r = T.v("r")
+        pad = z if elem == "f32" else T.v("p")
+        if elem != "f32":
+            T.e(f"{pad} = arith.constant {'false' if elem == 'i1' else '0'} : {elem}")
+        ib = ", ".join("true" if x else "false" for x in inb)
+        pm = f", permutation_map = {perm}" if perm else ""
+        T.e(f"{r} = vector.transfer_read {src}[{', '.join(idx)}], {pad} {{in_bounds = [{ib}]{pm}}} : "
+            f"{stype}, {_vt(vshape, elem)}")
+        return r
+
+    def epilogue(acc: str, row: str, col: str, inb: bool) -> str:
+        cur_val = mm.results[0]
+        cur = acc
+        for g in chain:
+            block = g.regions[0].blocks[0]
+            env = {}
+            ins = list(g.operands)[:-1]
+            maps = [ir.AffineMapAttr(x).value for x in g.attributes["indexing_maps"]]
+            for j, (v, mp) in enumerate(zip(ins, maps)):
+                if v == cur_val:
+                    env[block.arguments[j]] = cur
+                    continue
+                st = ir.RankedTensorType(v.type)
+                elem = str(st.element_type)
+                name = arg(v)
+                if st.rank == 0:
+                    s = T.v("s")
+                    T.e(f"{s} = tensor.extract {name}[] : {v.type}")
+                    r = T.v("b")
+                    T.e(f"{r} = vector.broadcast {s} : {elem} to {_vt((MR, NR), elem)}")
+                    env[block.arguments[j]] = r
+                    continue
+                idx, src_of = [], {}
+                for q, ex in enumerate(mp.results):
+                    if isinstance(ex, ir.AffineDimExpr):
+                        pos = ir.AffineDimExpr(ex).position
+                        idx.append(row if pos == 0 else col)
+                        src_of[pos] = q
+                    else:
+                        idx.append(T.c(ir.AffineConstantExpr(ex).value))
+                dims = ", ".join(f"s{q}" for q in range(st.rank))
+                res = ", ".join(f"s{src_of[p]}" if p in src_of else "0" for p in (0, 1))
+                perm = f"affine_map<({dims}) -> ({res})>"
+                env[block.arguments[j]] = tile_read(name, str(v.type), idx, (MR, NR), perm,
+                                                    [inb or p not in src_of for p in (0, 1)], elem)
+            for o in block.operations:
+                o = o.operation
+                if o.name == "linalg.yield":
+                    cur = env[o.operands[0]]
+                    break
+                ops = []
+                for v in o.operands:
+                    if v in env:
+                        ops.append(env[v])
+                        continue
+                    dv = defining_op(v)
+                    r = T.v("k")
+                    if dv is not None and dv.name == "arith.constant":
+                        sp = ir.DenseElementsAttr.get_splat(ir.VectorType.get([MR, NR], v.type),
+                                                            dv.attributes["value"])
+                        T.e(f"{r} = arith.constant {sp}")
+                    else:
+                        T.e(f"{r} = vector.broadcast {arg(v)} : {v.type} to {_vt((MR, NR), str(v.type))}")
+                    env[v] = r
+                    ops.append(r)
+                rt = _vt((MR, NR), str(o.results[0].type))
+                r = T.v("x")
+                attrs = ", ".join(f"{nm} = {o.attributes[nm]}" for nm in
+                                  (getattr(x, "name", x) for x in o.attributes))
+                attrs = f" {{{attrs}}}" if attrs else ""
+                tys = ", ".join(_vt((MR, NR), str(v.type)) for v in o.operands)
+                T.e(f'{r} = "{o.name}"({", ".join(ops)}){attrs} : ({tys}) -> {rt}')
+                env[o.results[0]] = r
+            cur_val = g.results[0]
+        return cur
+
+    def tiles(kb: str, first: bool, lastk: bool, cur: str, ctype: str, ib: str, jb: str, bm: int, bn: int,
+              roff: str | None, coff: str | None) -> str:
+        """The register tiles of one cache block for the k block at `kb`."""
+        i, j, t3, t4 = T.v("i"), T.v("j"), T.v("t"), T.v("t")
+        ri = T.v("ri")
+        ie = T.bin("addi", ib, T.c(bm))
+        T.e(f"{ri} = scf.for {i} = {ib} to {ie} step {T.c(1)} iter_args({t3} = {cur}) -> ({ctype}) {{")
+        T.ind += 1
+        rj = T.v("rj")
+        je = T.bin("addi", jb, T.c(bn))
+        T.e(f"{rj} = scf.for {j} = {jb} to {je} step {T.c(1)} iter_args({t4} = {t3}) -> ({ctype}) {{")
+        T.ind += 1
+        row = T.bin("muli", i, T.c(MR))
+        col = T.bin("muli", j, T.c(NR))
+        lrow = T.bin("subi", row, roff) if roff else row
+        lcol = T.bin("subi", col, coff) if coff else col
+        tail = None
+        if any(tails):
+            conds = []
+            if tails[0]:
+                x = T.v("q")
+                T.e(f"{x} = arith.cmpi eq, {i}, {T.c(mo - 1)} : index")
+                conds.append(x)
+            if tails[1]:
+                x = T.v("q")
+                T.e(f"{x} = arith.cmpi eq, {j}, {T.c(no - 1)} : index")
+                conds.append(x)
+            tail = conds[0]
+            if len(conds) == 2:
+                tail = T.v("q")
+                T.e(f"{tail} = arith.ori {conds[0]}, {conds[1]} : i1")
+
+        def branched(result_type: str, body) -> str:
+            if tail is None:
+                return body(True)
+            r = T.v("y")
+            T.e(f"{r} = scf.if {tail} -> ({result_type}) {{")
+            T.ind += 1
+            T.e(f"scf.yield {body(False)} : {result_type}")
+            T.ind -= 1
+            T.e("} else {")
+            T.ind += 1
+            T.e(f"scf.yield {body(True)} : {result_type}")
+            T.ind -= 1
+            T.e("}")
+            return r
+
+        if first and fill is not None:
+            acc0 = acc_init
+        elif first and c is not None and c != d:
+            acc0 = branched(VT, lambda inb: tile_read(c, str(C.type), [row, col], (MR, NR), None, [inb, inb]))
+        else:
+            acc0 = branched(VT, lambda inb: tile_read(t4, ctype, [lrow, lcol], (MR, NR), None, [inb, inb]))
+        kk, av, acc = T.v("kk"), T.v("a"), T.v("acc")
+        ke = T.bin("addi", kb, T.c(tk))
+        T.e(f"{acc} = scf.for {kk} = {kb} to {ke} step {T.c(kt)} iter_args({av} = {acc0}) -> ({VT}) {{")
+        T.ind += 1
+        va = tile_read(pa, PA, [i, kk, T.c(0)], (kt, MR), None, [True, True])
+        vb = tile_read(pb, PB, [j, kk, T.c(0)], (kt, NR), None, [True, True])
+        r = T.v("mac")
+        T.e(f"{r} = vector.contract {{indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
+            f"affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], "
+            f"iterator_types = [\"parallel\", \"parallel\", \"reduction\"], kind = #vector.kind<add>}} "
+            f"{va}, {vb}, {av} : {_vt((kt, MR))}, {_vt((kt, NR))} into {VT}")
+        T.e(f"scf.yield {r} : {VT}")
+        T.ind -= 1
+        T.e("}")
+
+        def store(inb: bool) -> str:
+            out = epilogue(acc, row, col, inb) if lastk and chain else acc
+            w = T.v("w")
+            T.e(f"{w} = vector.transfer_write {out}, {t4}[{lrow}, {lcol}] "
+                f"{{in_bounds = [{str(inb).lower()}, {str(inb).lower()}]}} : {VT}, {ctype}")
+            return w
+        w = branched(ctype, store)
+        T.e(f"scf.yield {w} : {ctype}")
+        T.ind -= 1
+        T.e("}")
+        T.e(f"scf.yield {rj} : {ctype}")
+        T.ind -= 1
+        T.e("}")
+        return ri
+
+    def blocks(cur: str, ctype: str, i_lo: int | str, i_n: int, j_lo: int | str, j_n: int, bm: int, bn: int,
+               roff, coff) -> str:
+        """Cache blocks over packs [i_lo, i_lo+i_n) x [j_lo, j_lo+j_n)."""
+        ib, jb, t0, t1 = T.v("ib"), T.v("jb"), T.v("t"), T.v("t")
+        i_lo = T.c(i_lo) if isinstance(i_lo, int) else i_lo
+        j_lo = T.c(j_lo) if isinstance(j_lo, int) else j_lo
+        r_ib, r_jb = T.v("rb"), T.v("rb")
+        T.e(f"{r_ib} = scf.for {ib} = {i_lo} to {T.bin('addi', i_lo, T.c(i_n))} step {T.c(bm)} "
+            f"iter_args({t0} = {cur}) -> ({ctype}) {{")
+        T.ind += 1
+        T.e(f"{r_jb} = scf.for {jb} = {j_lo} to {T.bin('addi', j_lo, T.c(j_n))} step {T.c(bn)} "
+            f"iter_args({t1} = {t0}) -> ({ctype}) {{")
+        T.ind += 1
+        nkb = k // tk
+        x = tiles(T.c(0), True, nkb == 1, t1, ctype, ib, jb, bm, bn, roff, coff)
+        if nkb > 2:
+            kb, t2, rk = T.v("kb"), T.v("t"), T.v("rk")
+            T.e(f"{rk} = scf.for {kb} = {T.c(tk)} to {T.c((nkb - 1) * tk)} step {T.c(tk)} "
+                f"iter_args({t2} = {x}) -> ({ctype}) {{")
+            T.ind += 1
+            y = tiles(kb, False, False, t2, ctype, ib, jb, bm, bn, roff, coff)
+            T.e(f"scf.yield {y} : {ctype}")
+            T.ind -= 1
+            T.e("}")
+            x = rk
+        if nkb > 1:
+            x = tiles(T.c((nkb - 1) * tk), False, True, x, ctype, ib, jb, bm, bn, roff, coff)
+        T.e(f"scf.yield {x} : {ctype}")
+        T.ind -= 1
+        T.e("}")
+        T.e(f"scf.yield {r_jb} : {ctype}")
+        T.ind -= 1
+        T.e("}")
+        return r_ib
+
+    par = threads > 1 and 2 * m * n * k >= PARALLEL_MIN_FLOPS
+    split = _task_split(mo, no, tm, tn, threads) if par else None
+    if split is None:
+        res = blocks(d, TD, 0, mo, 0, no, tm, tn, None, None)
+    else:
+        dim, chunk = split
+        ntask = (mo if dim == 0 else no) // chunk
+        R = MR if dim == 0 else NR
+        full = m if dim == 0 else n
+        res, tv, o = T.v("fa"), T.v("task"), T.v("o")
+        T.e(f"{res} = scf.forall ({tv}) in ({ntask}) shared_outs({o} = {d}) -> ({TD}) {{")
+        T.ind += 1
+        off = T.bin("muli", tv, T.c(chunk))
+        eoff = T.bin("muli", off, T.c(R))
+        if full % (chunk * R) == 0:
+            size, ssize = str(chunk * R), chunk * R
+        else:
+            size = T.v("sz")
+            T.e(f"{size} = affine.min affine_map<(d0) -> ({chunk * R}, {full} - d0)>({eoff})")
+            ssize = "?"
+        shape = (ssize, n) if dim == 0 else (m, ssize)
+        ST = "tensor<" + "".join(f"{x}x" for x in shape) + "f32>"
+        offs = f"[{eoff}, 0]" if dim == 0 else f"[0, {eoff}]"
+        sizes = f"[{size}, {n}]" if dim == 0 else f"[{m}, {size}]"
+        sl = T.v("sl")
+        T.e(f"{sl} = tensor.extract_slice {o}{offs} {sizes} [1, 1] : {TD} to {ST}")
+        if dim == 0:
+            r = blocks(sl, ST, off, chunk, 0, no, divisor_le(chunk, tm), tn, eoff, None)
+        else:
+            r = blocks(sl, ST, 0, mo, off, chunk, tm, divisor_le(chunk, tn), None, eoff)
+        T.e("scf.forall.in_parallel {")
+        T.e(f"  tensor.parallel_insert_slice {r} into {o}{offs} {sizes} [1, 1] : {ST} into {TD}")
+        T.e("}")
+        T.ind -= 1
+        T.e("}")
+    T.e(f"return {res} : {TD}")
+    sig = ", ".join(f"{name}: {v.type}" for name, v in args)
+    text = (f"func.func @__msmlir_direct_mm({sig}) -> {TD} {{\n" + "\n".join(T.head) + "\n"
+            + "\n".join(T.lines) + "\n}\n")
+    if _os.environ.get("MSMLIR_MM_DUMP"):
+        print(text)
+    with func.context, last.location:
+        mod = ir.Module.parse(text)
+    kf = mod.body.operations[0]
+    body = kf.regions[0].blocks[0]
+    ops = [o.operation for o in body.operations]
+    ret = ops[-1]
+    npack = 0
+    for o in ops[:-1]:
+        o.move_before(last)
+        if o.name == "linalg.pack":
+            npack += 1
+            o.attributes[TAG] = i64(npack)
+    for (name, v), ba in zip(args, body.arguments):
+        ba.replace_all_uses_with(v)
+    last.results[0].replace_all_uses_with(ret.operands[0])
+    for g in reversed(chain):
+        g.erase()
+    mm.erase()
+    if fill is not None and not list(fill.results[0].uses):
+        fill.erase()
+    # lower the packs of A and B to vectorized transposes
+    s = Script()
+    pack_t = '!transform.op<"linalg.pack">'
+    f_ = s.fresh("f")
+    kb8 = divisor_le(k, 8)
+    for tag, R in ((1, MR), (2, NR)):
+        h = s.cast(s.match_attr("%root", TAG, tag), ANY, pack_t)
+        if tag == 1:
+            s.emit(f"{f_} = transform.get_parent_op {h} {{op_name = \"func.func\"}} : ({pack_t}) -> {ANY}")
+        pad, ex, tr = s.fresh("pad"), s.fresh("ex"), s.fresh("tr")
+        s.emit(f"{pad}, {ex}, {tr} = transform.structured.lower_pack {h} : ({pack_t}) -> "
+               f"(!transform.op<\"tensor.pad\">, !transform.op<\"tensor.expand_shape\">, "
+               f"!transform.op<\"linalg.transpose\">)")
+        t, _ = s.tile(s.cast(tr, '!transform.op<"linalg.transpose">'), [1, kb8, R])
+        s.vectorize(t)
+    s.patterns(f_, ["vector.transfer_permutation_patterns", "vector.cast_away_vector_leading_one_dim",
+                    "vector.drop_unit_dims_with_shape_cast", "canonicalization",
+                    "tensor.fold_tensor_subset_ops_into_vector_transfers"])
+    s.cse(f_)
+    apply_script(func, s.text())
+    return func
+
+
+def pack_matmuls(func: ir.Operation, threads: int, cur: list | None = None) -> ir.Operation:
+    """Applies the packed recipe to each big f32 matmul of `func`, one at a
+    time; returns the function (a restored copy if a recipe failed). `cur`
+    (if given) holds the function now in the module at all times."""
+    cur = cur if cur is not None else [func]
+    while True:
+        cur[0] = func
         target = None
         for op in walk_ops(func, [], is_structured):
             if SKIP_TAG in op.attributes:
@@ -199,10 +647,36 @@ def pack_matmuls(func: ir.Operation, threads: int) -> ir.Operation:
         loc = op.location
         if mi.fill_init:
             _private_fill(op)
+        if DIRECT:
+            backup_holder = ir.Module.create(loc=ir.Location.unknown(func.context))
+            with ir.InsertionPoint(backup_holder.body):
+                backup = func.clone()
+            try:
+                with func.context, ir.Location.unknown():
+                    func = direct_matmul(func, op, mi, threads)
+                strip_attrs(func, (TAG,))
+                continue
+            except Exception as e:  # noqa: BLE001 - restore, then the packed-C recipe
+                with ir.InsertionPoint(func):
+                    restored = backup.clone()
+                func.erase()
+                func = cur[0] = restored
+                if _os.environ.get("MSMLIR_MM_DUMP"):
+                    print("direct matmul failed:", type(e).__name__, e)
+                op = mi = None
+                for o in walk_ops(func, [], is_structured):
+                    if SKIP_TAG in o.attributes:
+                        continue
+                    mi = matmul_info(o)
+                    if mi is not None and mi.m * mi.n * mi.k >= MATMUL_MIN_WORK:
+                        op = o
+                        break
+                loc = op.location
         op.attributes[TAG] = i64(0)
         s = Script()
         matmul_script(s, "%root", 0, mi, threads)
         func, error = apply_or_restore(func, s.text())
+        cur[0] = func
         if error is not None:
             # restored: find the op again and mark it
             for o in walk_ops(func, [], is_structured):
@@ -236,9 +710,10 @@ def _private_fill(mm: ir.Operation) -> None:
 def pack_matmul(module: ir.Operation, *, threads: int):
     for func in list(funcs(module)):
         try:
-            pack_matmuls(func, threads)
+            cur = [func]
+            pack_matmuls(func, threads, cur)
         except Exception as e:  # noqa: BLE001 - a strategy bug must not fail compilation;
             # each recipe is applied atomically, so the function is consistent
             strip_attrs(module, (TAG, SKIP_TAG))
-            emit_remark(func.location, "msmlir-cpu-pack-matmul: internal error, the remaining "
+            emit_remark(cur[0].location, "msmlir-cpu-pack-matmul: internal error, the remaining "
                                        f"matmuls keep the generic path: {type(e).__name__}: {e}")

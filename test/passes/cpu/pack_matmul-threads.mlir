@@ -3,13 +3,14 @@
 
 // With threads, a mid-size matmul (one cache block of rows: M=128 is 16 row
 // panels of 8) is split into 2 tasks over its column panels (8 of the 16
-// panels of 32 each); the packing copies stay serial (a parallel region of
-// their own costs more than it saves). A small matmul is never split.
+// panels of 32 each), each writing its slice of the (unpacked) output; the
+// packing copies stay serial (a parallel region of their own costs more than
+// it saves). A small matmul is never split.
 
 // CHECK-LABEL: func.func @mid
 // CHECK-NOT:     scf.forall
-// CHECK:         scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<16x16x8x32xf32>)
-// CHECK:           tensor.extract_slice {{.*}} [16, 8, 8, 32] [1, 1, 1, 1] : tensor<16x16x8x32xf32> to tensor<16x8x8x32xf32>
+// CHECK:         scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<128x512xf32>)
+// CHECK:           tensor.extract_slice {{.*}} [128, 256] [1, 1] : tensor<128x512xf32> to tensor<128x256xf32>
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK:               scf.for

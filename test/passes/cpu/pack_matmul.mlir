@@ -1,8 +1,10 @@
 // RUN: env MSMLIR_MM_KERNEL=4,16,16,8,256 ms-opt %s --msmlir-cpu-pack-matmul | FileCheck %s
 
-// A big f32 matmul is packed (A: 4-row panels, B: 16-column panels contiguous
-// along k), cache-blocked and register-tiled: a 4x16 vector.contract over k=4.
-// The pack/unpack transposes are vectorized too; nothing stays in linalg.
+// A big f32 matmul: A and B are packed (A: 4-row panels, B: 16-column panels
+// contiguous along k), cache-blocked and register-tiled: a 4x16
+// vector.contract over k=4 whose accumulator is an iter_arg of the k loop and
+// is stored straight into the output (C is never packed, unpacked or copied).
+// The pack transposes are vectorized too; nothing stays in linalg.
 
 // CHECK-LABEL: func.func @mm
 // CHECK-NOT:     linalg.matmul
@@ -13,6 +15,7 @@
 // CHECK:               vector.transfer_read {{.*}} : tensor<64x256x4xf32>, vector<4x4xf32>
 // CHECK:               vector.transfer_read {{.*}} : tensor<16x256x16xf32>, vector<4x16xf32>
 // CHECK:               vector.contract {{.*}} : vector<4x4xf32>, vector<4x16xf32> into vector<4x16xf32>
+// CHECK:             vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<4x16xf32>, tensor<256x256xf32>
 // CHECK-NOT:     linalg.
 // CHECK:         return
 func.func @mm(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {

@@ -144,3 +144,38 @@ def test_threads_identical_results():
 ])
 def test_task_split(mo, no, tm, tn, want):
     assert pm._task_split(mo, no, tm, tn, 2) == want
+
+
+def plain_text(m, n, k, ta, tb):
+    sa, sb = _shapes(m, n, k, ta, tb)
+    A, B, C = ttype(sa), ttype(sb), ttype((m, n))
+    return f"""
+func.func @f(%a: {A}, %b: {B}) -> {C} {{
+  %0 = mindir.matmul %a, %b {_attrs(ta, tb)} : ({A}, {B}) -> {C}
+  return %0 : {C}
+}}"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("m,n,k,ta,tb", [(1000, 1000, 1000, False, False), (10, 512, 784, False, True),
+                                         (127, 33, 65, False, False), (127, 33, 65, True, True),
+                                         (1000, 1000, 1000, True, True)])
+def test_plain_odd_sizes(m, n, k, ta, tb, threads):
+    """The direct kernel (no packed C): M/N tails stored with masked transfers."""
+    sa, sb = _shapes(m, n, k, ta, tb)
+    a = RNG.uniform(-1, 1, sa).astype(np.float32)
+    b = RNG.uniform(-1, 1, sb).astype(np.float32)
+    cm = compile_with(plain_text(m, n, k, ta, tb), codegen=True, threads=threads, min_work=8192)
+    got = cm.call("f", a, b)[0]
+    np.testing.assert_allclose(got, _mm(a, b, ta, tb), **_tol(k))
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_direct_matches_packed_c(direct, monkeypatch):
+    """Both recipes (MSMLIR_MM_DIRECT=0: packed C + unpack) agree with numpy."""
+    monkeypatch.setattr(pm, "DIRECT", direct)
+    m, n, k = 67, 45, 33
+    a = RNG.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (k, n)).astype(np.float32)
+    cm = compile_with(plain_text(m, n, k, False, False), codegen=True, threads=1, min_work=8192 + direct)
+    np.testing.assert_allclose(cm.call("f", a, b)[0], _mm(a, b, False, False), **_tol(k))

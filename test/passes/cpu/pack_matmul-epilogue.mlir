@@ -1,0 +1,62 @@
+// RUN: env MSMLIR_MM_KERNEL=4,16,16,8,256 ms-opt %s --msmlir-cpu-pack-matmul | FileCheck %s
+
+// The matmul's single-use elementwise consumer (here bias add + relu) is
+// applied to the register tile before its only store, into the consumer's
+// output: no C buffer, no separate epilogue loop. Sizes that do not divide the
+// 4x16 tile (67x45) take out-of-bounds (masked) transfers on the tail tiles
+// only (an scf.if per tile); the packs of A and B are zero padded.
+
+// CHECK-LABEL: func.func @dense
+// CHECK-NOT:     linalg.generic
+// CHECK:         tensor.pad
+// CHECK:         tensor.pad
+// CHECK:             scf.for {{.*}} -> (vector<4x16xf32>)
+// CHECK:               vector.contract
+// CHECK:             scf.if
+// CHECK:               vector.transfer_read {{.*}} : tensor<45xf32>, vector<16xf32>
+// CHECK:               vector.broadcast {{.*}} : vector<16xf32> to vector<4x16xf32>
+// CHECK:               arith.addf {{.*}} : vector<4x16xf32>
+// CHECK:               arith.maximumf {{.*}} : vector<4x16xf32>
+// CHECK:               vector.transfer_write %{{.*}}] : vector<4x16xf32>, tensor<67x45xf32>
+// CHECK:             } else {
+// CHECK:               vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<4x16xf32>, tensor<67x45xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @dense(%a: tensor<67x33xf32>, %b: tensor<33x45xf32>, %bias: tensor<45xf32>) -> tensor<67x45xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<67x45xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<67x45xf32>) -> tensor<67x45xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<67x33xf32>, tensor<33x45xf32>)
+                     outs(%f : tensor<67x45xf32>) -> tensor<67x45xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %bias : tensor<67x45xf32>, tensor<45xf32>) outs(%e : tensor<67x45xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<67x45xf32>
+  return %y : tensor<67x45xf32>
+}
+
+// A matmul whose result has two users keeps its output and the consumers.
+// CHECK-LABEL: func.func @two_users
+// CHECK:         vector.contract
+// CHECK:         vector.transfer_write {{.*}} : vector<4x16xf32>, tensor<64x64xf32>
+// CHECK:         linalg.generic
+// CHECK:         return
+func.func @two_users(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                     outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.maximumf %x, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<64x64xf32>
+  return %r, %y : tensor<64x64xf32>, tensor<64x64xf32>
+}
