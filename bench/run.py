@@ -832,7 +832,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer timed runs")
     ap.add_argument("--threads", default="1,2",
                     help="comma list: one msmlir column per msmlir-cpu-pipeline threads= value "
-                         "(async runtime tasks per big op)")
+                         "(OpenMP threads per big op)")
     ap.add_argument("--graph-kernel", default="on",
                     help="comma list of on/off: one msmlir column per value, run with "
                          "set_context(enable_graph_kernel=True/False) (times --threads values)")

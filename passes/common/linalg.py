@@ -211,17 +211,18 @@ def _is_mul_add_body(op: ir.Operation) -> bool:
 
 
 # Work (elements or multiply-adds) below which an op is not split across
-# threads (scf.forall tasks): below it, task dispatch costs more than it saves.
-# Each parallel region on the MLIR async runtime costs ~60-70 us here (waking
-# a sleeping worker). Measured on the 2-core dev machine (f32 [n/512, 512],
-# threads=2 vs 1, min of interleaved runs): relu(x + y) 2^18: 82 -> 102 us
-# (loss), 2^19: 198 -> 156 us (gain), 2^20: 409 -> 268 us; break-even ~2^18.6.
-PARALLEL_MIN_WORK = 1 << 19
+# threads (scf.forall tasks -> OpenMP regions): below it, the region costs more
+# than it saves. A region costs ~1-5 us with libomp's workers spinning.
+# Measured on the 2-vCPU dev machine (f32 [n/512, 512], threads=2 vs 1, min
+# of interleaved runs of separately compiled modules): relu(x + y) 2^14:
+# 4.0 -> 4.6 us (loss), 2^16: 8.6 -> 7.3 us, 2^17: 22.7 -> 13.7 us, 2^19:
+# 198 -> 94 us.
+PARALLEL_MIN_WORK = 1 << 16
 
 # The same for reductions (one read per element, no write: less work to
-# split), e.g. a row sum: 2^20: 111 -> 117 us (loss), 2^21: 266 -> 192 us
-# (gain); break-even ~2^20.2.
-PARALLEL_MIN_WORK_REDUCTION = 1 << 21
+# split), e.g. a row sum: 2^16: 4.3 -> 4.4 us (loss), 2^17: 5.9 -> 5.6 us,
+# 2^18: 11.2 -> 8.0 us, 2^19: 26 -> 16 us.
+PARALLEL_MIN_WORK_REDUCTION = 1 << 17
 
 # Default of the `min-work` options: top-level ops (and fused clusters) with a
 # smaller iteration space keep the plain path; their scalar loops compile to

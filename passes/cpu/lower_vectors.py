@@ -1,7 +1,7 @@
 """msmlir-cpu-lower-vectors: after bufferization, vector code -> 1-D vector ops.
 
 Rewrites the scf.forall loops left by the tile+vectorize strategies into
-scf.parallel (threads > 1: run on the MLIR async runtime) or scf.for, hoists
+scf.parallel (threads > 1: OpenMP regions after convert-scf-to-openmp) or scf.for, hoists
 loop-invariant vector transfers out of loops (this keeps the matmul
 accumulators and the reduction partial sums in registers across the k / row
 loop), then lowers contractions to outer products / FMAs, multi-reductions,

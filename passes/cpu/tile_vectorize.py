@@ -47,7 +47,7 @@ data), or bytes (32 lanes) for ops on booleans only.
 
 With `threads` > 1 the outermost parallel loop of big ops is an `scf.forall`
 (lowered after bufferization by msmlir-cpu-lower-vectors to scf.parallel and
-run on the MLIR async runtime): from PARALLEL_MIN_WORK iterations, or
+run as OpenMP regions): from PARALLEL_MIN_WORK iterations, or
 PARALLEL_MIN_WORK_REDUCTION for reductions (common/linalg.py: measured
 break-evens).
 """

@@ -11,9 +11,8 @@ standard upstream lowerings to the LLVM dialect.
 
 Options (declared in OPTIONS below; `ms-opt --help` lists them with their
 defaults): codegen=false gives the plain path only (scalar loops, the
-reference); threads=N splits big ops into N tasks run on the MLIR async
-runtime (libmlir_async_runtime.so from the MLIR wheel, bound by
-msmlir/runtime/linker.py); globalize=true makes big static temporaries
+reference); threads=N splits big ops into N OpenMP tasks (LLVM's libomp
+from the cmeel-libomp wheel, bound by msmlir/runtime/linker.py); globalize=true makes big static temporaries
 globals (faster matmul, non-reentrant functions); fast-math=false keeps
 math.exp/tanh/erf as libm calls; ops with fewer than min-work iterations keep
 the plain path (their scalar loops compile faster); poly=true schedules those plain-path
@@ -135,11 +134,13 @@ _POLY = ("convert-linalg-to-affine-loops,"
          "mskernel-promote-buffers")
 _POLY_INLINE = "inline,symbol-dce"
 
-_ASYNC_TO_LLVM = (
-    "async-parallel-for{async-dispatch=true num-workers=-1 min-task-size=1},"
-    "async-to-async-runtime,async-runtime-ref-counting,async-runtime-ref-counting-opt,"
-    "convert-async-to-llvm"
-)
+# threads > 1: each scf.parallel (one task per thread) becomes an OpenMP
+# parallel region with a static work-sharing loop, run by LLVM's libomp
+# (the cmeel-libomp wheel, bound by msmlir/runtime/linker.py). A region costs
+# ~1-5 us with the workers spinning between regions (KMP_BLOCKTIME), against
+# ~60 us on MLIR's async runtime, whose workers sleep on a futex.
+def _openmp(threads: int) -> str:
+    return f"convert-scf-to-openmp{{num-threads={threads}}}"
 
 OPTIONS = {
     "graph-kernel": Option(bool, _GRAPH_KERNEL_DEFAULT,
@@ -147,7 +148,7 @@ OPTIONS = {
                            "set_context(enable_graph_kernel=...))"),
     "codegen": Option(bool, _CODEGEN_DEFAULT,
                       "tile/vectorize/pack on tensors (false: the plain scalar-loop path)"),
-    "threads": Option(int, _THREADS_DEFAULT, "tasks per big op on the async runtime (1: serial)"),
+    "threads": Option(int, _THREADS_DEFAULT, "OpenMP threads per big op (1: serial)"),
     "globalize": Option(bool, False, "static temporaries become globals (non-reentrant functions)"),
     "fast-math": Option(bool, True, "polynomial math.exp/tanh/erf instead of libm calls"),
     "min-work": Option(int, MIN_WORK, "ops with a smaller iteration space keep the plain path "
@@ -215,7 +216,7 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
     llvm = [_POLY_INLINE] if poly else []
     llvm.append(f"msmlir-cpu-lower-vectors{{threads={threads}}}")
     if threads > 1:
-        llvm.append(_ASYNC_TO_LLVM)
+        llvm.append(_openmp(threads))
     llvm.append(_VECTOR_TO_LLVM)
     stages = [("kernels", kernels(graph_kernel)), ("linalg", _TO_LINALG),
               ("codegen", ",".join(codegen_stage)), ("bufferized", ",".join(bufferize))]

@@ -28,7 +28,7 @@ saying why. Functions without affine.for nests, or that already carry
 `mskernel.schedule`, are skipped silently.
 
 `nests=true` (what msmlir-cpu-pipeline runs on the plain path, after
-bufferization): functions that mix other code (vector ops, scf loops, async
+bufferization): functions that mix other code (vector ops, scf loops, OpenMP
 ops) with affine nests are scheduled per nest group: each maximal run of
 consecutive top-level `affine.for` ops in any block (allocs and constants
 between them hoisted before the run, deallocs sunk after it) whose outside

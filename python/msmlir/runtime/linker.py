@@ -10,8 +10,8 @@ process lets IR that declares `llvm.func @system` call any process function.
 So the engine gets no shared libraries. Every function the lowered module
 declares without a body must be one of:
   - a JIT Fallback host callback registered for this module,
-  - a symbol of the MLIR runtime libraries (`memrefCopy`, `mlirAsyncRuntime*`),
-    loaded here RTLD_LOCAL,
+  - a symbol of the MLIR runtime library (`memrefCopy`) or of LLVM's OpenMP
+    runtime (`__kmpc_fork_call`, ... for threads > 1), loaded here RTLD_LOCAL,
   - a libm function (the `math` lowering's calls), or one of the few libc
     allocation/memory functions the lowering emits.
 Anything else is an `UnresolvedSymbolError` before any code exists.
@@ -94,20 +94,70 @@ def _address(lib, name: str) -> int | None:
     return address
 
 
-def _libraries():
-    """The libraries a compiled module may call into, in lookup order, each
-    loaded on first need (libmlir_c_runner_utils.so brings libMLIR.so along)."""
+def libomp_path() -> str | None:
+    """LLVM's OpenMP runtime: $MSMLIR_LIBOMP, else the cmeel-libomp wheel's
+    (`<site-packages>/cmeel.prefix/lib/libomp.so`, a dependency of msmlir)."""
+    if os.environ.get("MSMLIR_LIBOMP"):
+        return os.environ["MSMLIR_LIBOMP"]
+    import site
+    import sysconfig
+    for d in [sysconfig.get_paths()["platlib"], sysconfig.get_paths()["purelib"],
+              *site.getsitepackages()]:
+        path = os.path.join(d, "cmeel.prefix", "lib", "libomp.so")
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def _libomp():
+    """libomp, its idle workers spinning for KMP_BLOCKTIME ms (read when it
+    loads; default here 1, libomp's own is 200): back-to-back kernels and train
+    steps find them awake, and they stop competing with the rest of the
+    process (PyTorch's and OpenBLAS's threads, Python) soon after."""
+    os.environ.setdefault("KMP_BLOCKTIME", "1")
+    return _library("omp", libomp_path(), "__kmpc_fork_call")
+
+
+def _libraries(name: str):
+    """The libraries a compiled module may call `name` from, in lookup order,
+    each loaded on first need (libmlir_c_runner_utils.so brings libMLIR.so
+    along; libomp only for OpenMP's entry points)."""
     yield _library("m", ctypes.util.find_library("m"), "cos")
-    yield _library("async_runtime", str(RUNTIME_LIB_DIR / "libmlir_async_runtime.so"),
-                   "mlirAsyncRuntimeExecute")
+    if name.startswith(("__kmpc_", "omp_")):
+        yield _libomp()
     yield _library("c_runner_utils", str(RUNTIME_LIB_DIR / "libmlir_c_runner_utils.so"),
                    "memrefCopy")
 
 
+# What LLVM's OpenMPIRBuilder calls for the omp ops our lowering makes
+# (parallel regions, static work-sharing loops). They appear only when the
+# module is translated to LLVM IR, so a module with omp ops gets them all.
+OPENMP_ENTRY_POINTS = (
+    "__kmpc_fork_call", "__kmpc_global_thread_num", "__kmpc_push_num_threads",
+    "__kmpc_for_static_init_4", "__kmpc_for_static_init_4u", "__kmpc_for_static_init_8",
+    "__kmpc_for_static_init_8u", "__kmpc_for_static_fini", "__kmpc_barrier",
+    "__kmpc_dispatch_init_8u", "__kmpc_dispatch_next_8u", "__kmpc_dispatch_fini_8u",
+    "__kmpc_reduce", "__kmpc_reduce_nowait", "__kmpc_end_reduce", "__kmpc_end_reduce_nowait",
+    "__kmpc_critical", "__kmpc_end_critical", "__kmpc_flush")
+
+
+def _has_openmp(module: ir.Module) -> bool:
+    found = []
+
+    def visit(op):
+        if op.name.startswith("omp."):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    return bool(found)
+
+
 def external_functions(module: ir.Module) -> list[str]:
     """Names of the functions (and globals) an LLVM-dialect module declares but
-    does not define: what the JIT would otherwise look up in the process."""
-    names = []
+    does not define: what the JIT would otherwise look up in the process
+    (with OpenMP's entry points when the module has omp ops)."""
+    names = list(OPENMP_ENTRY_POINTS) if _has_openmp(module) else []
     for op in module.body.operations:
         kind = op.operation.name
         declared = kind == "llvm.func" and not op.regions[0].blocks
@@ -130,7 +180,7 @@ def resolve(names, provided: dict[str, int] | None = None) -> dict[str, int]:
         if addr is None and name in LIBC_FUNCTIONS:
             addr = _address(libc, name)
         if addr is None:
-            for lib in _libraries():
+            for lib in _libraries(name):
                 addr = _address(lib, name)
                 if addr is not None:
                     break

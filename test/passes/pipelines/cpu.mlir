@@ -5,7 +5,8 @@
 // The whole CPU pipeline, mindir -> LLVM dialect. With codegen the softmax is
 // 16-lane vector code with the polynomial exp (FMAs, no libm call) and one
 // reciprocal per row for the normalization (a multiplication per vector); with
-// threads it dispatches tasks to the async runtime; the plain path is scalar
+// threads its row loop is an OpenMP parallel region with a static work-sharing
+// loop (libomp runs it); the plain path is scalar
 // and uses the llvm.exp intrinsic (a libm call per element).
 
 // CHECK-LABEL:  llvm.func @softmax
@@ -15,8 +16,12 @@
 // CHECK-NOT:      llvm.intr.exp
 // CHECK-NOT:      llvm.call @expf
 
-// THREADS:        llvm.call @mlirAsyncRuntimeCreateGroup
-// THREADS:        llvm.call @mlirAsyncRuntimeExecute
+// THREADS-LABEL:  llvm.func @softmax
+// THREADS:          omp.parallel num_threads(%{{.*}} : i32)
+// THREADS-NEXT:       omp.wsloop
+// THREADS-NEXT:         omp.loop_nest
+// THREADS:                llvm.intr.fma({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// THREADS:              omp.yield
 
 // PLAIN-LABEL:    llvm.func @softmax
 // PLAIN-NOT:      vector<16xf32>
