@@ -94,6 +94,7 @@ _PASS_MODULES = [
     "msmlir.passes.cpu",
     "msmlir.passes.poly",
     "msmlir.passes.pipelines",
+    "msmlir.passes.gpu",
 ]
 _loaded = False
 

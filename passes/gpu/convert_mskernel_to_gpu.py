@@ -1,0 +1,841 @@
+"""convert-mskernel-to-gpu: outlined kernels -> bufferized loop nests mapped to blocks/threads.
+
+The GPU target's kernel stage. Input: the module after
+mskernel-outline-kernels and convert-mindir-to-linalg (host functions calling
+private kernel functions that carry `mskernel.kind`, linalg on tensors).
+Output: the whole module on memrefs (function results become caller-provided
+out-parameters, as on the CPU), every kernel's loops mapped to the GPU, and,
+with `launch=true`, those loops turned into `gpu.launch` ops by upstream
+`convert-parallel-loops-to-gpu` (what gpu-kernel-outlining takes next).
+
+Why this shape: upstream does the heavy lifting (generalization, bufferization,
+linalg -> scf.parallel, parallel loops -> gpu.launch); the pass adds only the
+mapping decision, expressed as `#gpu.loop_dim_map` attributes on scf.parallel,
+so the mapped nest (`launch=false`) is still plain scf that the CPU JIT runs:
+the CPU check of every mapping decision (msmlir.gpu.run_mapped_on_cpu).
+
+The mapping, per kernel:
+  - named linalg ops generalized; a generic whose reduction iterators come
+    before parallel ones is interchanged (transform.structured.interchange) so
+    all parallel iterators are outermost; memref.copy becomes linalg.copy;
+  - convert-linalg-to-parallel-loops: one scf.parallel per op over its parallel
+    dims, its reduction dims as scf.for inside (a reduction to a scalar gets a
+    one-iteration scf.parallel around it);
+  - a row reduction (one scf.for of >= 32 iterations folding an associative,
+    commutative arith op into out[idx], its inputs read contiguously along the
+    reduced dim: softmax/layernorm rows, a sum to a scalar) becomes one block
+    per output element (`block-reductions`): each of T threads (T = `threads`,
+    or less for short rows) folds a strided part of the row, a shared-memory
+    tree halves the T partial results (log2 T phases), thread 0 folds the
+    result into the output's initial value. The phases are sibling thread
+    loops inside the block loop: run one after the other they have exactly
+    barrier semantics, so the CPU check runs this form as it is; with
+    launch=true they are fused into one thread loop with `gpu.barrier`
+    between phases and the buffer becomes a workgroup attribution of the
+    gpu.launch (upstream convert-parallel-loops-to-gpu accepts one nested
+    thread loop per block loop);
+  - any other reduction is one thread per output element (each thread owns
+    its output and loops over the reduced dims; coalesced across threads when
+    the reduced dim is not the innermost one, e.g. column sums, matmul); the
+    innermost reduction loop carries the accumulator in a register (iter_args:
+    one load before, one store after) when nothing else in the loop touches
+    the output's buffer (neither, like block reductions, in a kernel that
+    some call passes the same buffer twice);
+  - each other scf.parallel over static bounds is tiled: threads from the
+    innermost dim outwards (at most `threads` per block), the tile counts are
+    the blocks; thread dims map to thread_x/y/z (innermost -> x, a third
+    group of dims linearized into z), tile dims to block_x/y/z likewise (all
+    tiles linearized into block_x when y/z would exceed 65535); a partial tile
+    is guarded by scf.if;
+  - what is left at a kernel's top level that touches memory (a 0-d store, a
+    load/compute/store of a scalar) runs as one single-thread launch;
+  - memref.get_global is sunk into the loops that use it (so outlining copies
+    the constant into the gpu.module instead of passing a host pointer), and
+    so is a top-level memref.load (a 0-d tensor's value) when nothing between
+    writes its memref.
+
+Not yet: matmul/conv tiling through shared memory, tensor cores, warp
+shuffles, split reductions (a long reduction to few outputs uses one block
+per output), the polyhedral schedule (mskernel-poly-schedule{target=gpu}).
+
+Diagnostics (errors, pass fails): a kernel with dynamic shapes; compute
+(linalg ops, parallel loops) outside a kernel function (run mindir-graph-kernel-fusion /
+mskernel-outline-kernels first); a top-level value computed in a serial run
+and used after it.
+"""
+from __future__ import annotations
+
+import math
+
+from mlir import ir
+from mlir.dialects import arith, gpu, linalg, memref, scf
+from mlir.passmanager import PassManager
+
+from ..common.transform import ANY, Script, apply_script
+from ..registry import Option, PassFailure, pipeline_pass_manager, register_pass
+
+KERNEL_ATTR = "mskernel.kind"
+_TAG = "msmlir.gpu_interchange"
+MAX_THREADS = 1024
+MAX_GRID_YZ = 65535
+MAX_BLOCK_Z = 64
+
+# Kernel top-level ops that stay on the host side of the launches.
+_HOST_OPS = {"memref.alloc", "memref.dealloc", "memref.get_global", "memref.expand_shape",
+             "memref.collapse_shape", "memref.subview", "memref.reinterpret_cast",
+             "memref.cast", "memref.dim", "func.return", "memref.extract_strided_metadata",
+             "memref.assume_alignment"}
+_PURE_DIALECTS = ("arith.", "math.", "index.", "affine.apply", "ub.poison")
+
+_BUFFERIZE = ("eliminate-empty-tensors,"
+              "one-shot-bufferize{bufferize-function-boundaries "
+              "function-boundary-type-conversion=identity-layout-map},"
+              "canonicalize,"
+              "msmlir-distinct-return-buffers,"
+              "buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},"
+              "buffer-deallocation-pipeline,canonicalize,"
+              "msmlir-widen-bool-memrefs")   # i1 memrefs abort the LLVM lowering
+
+
+class _Error(Exception):
+    def __init__(self, loc, msg):
+        super().__init__(msg)
+        self.loc = loc
+
+
+def _kernels(module: ir.Operation) -> list[ir.Operation]:
+    return [op.operation for op in module.regions[0].blocks[0].operations
+            if op.operation.name == "func.func" and KERNEL_ATTR in op.attributes
+            and op.regions[0].blocks]
+
+
+def _walk(op: ir.Operation, pred) -> list[ir.Operation]:
+    out = []
+
+    def visit(o):
+        if pred(o):
+            out.append(o)
+        return ir.WalkResult.ADVANCE
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return out
+
+
+def _check_static(kernel: ir.Operation) -> None:
+    ftype = ir.FunctionType(ir.TypeAttr(kernel.attributes["function_type"]).value)
+    for t in list(ftype.inputs) + list(ftype.results):
+        if isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape:
+            name = ir.StringAttr(kernel.attributes["sym_name"]).value
+            raise _Error(kernel.location, f"convert-mskernel-to-gpu: kernel @{name} has a dynamic "
+                         f"shape ({t}); the GPU mapping needs static shapes")
+
+
+def _interchange(module: ir.Operation, kernels: list[ir.Operation]) -> None:
+    """Moves the reduction iterators of every generic innermost."""
+    script, n = Script(), 0
+    i64 = ir.IntegerType.get_signless(64)
+    for k in kernels:
+        for op in _walk(k, lambda o: o.name == "linalg.generic"):
+            its = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+            par = [i for i, t in enumerate(its) if "parallel" in t]
+            perm = par + [i for i, t in enumerate(its) if "parallel" not in t]
+            if perm != list(range(len(its))):
+                op.attributes[_TAG] = ir.IntegerAttr.get(i64, n)
+                h = script.match_attr("%root", _TAG, n)
+                script.emit(f"transform.structured.interchange {h} iterator_interchange = {perm}"
+                            f" : ({ANY}) -> {ANY}")
+                n += 1
+    if n:
+        apply_script(module, script.text())
+        for k in kernels:
+            for op in _walk(k, lambda o: _TAG in o.attributes):
+                del op.attributes[_TAG]
+
+
+def _copies_to_linalg(kernel: ir.Operation) -> None:
+    for op in _walk(kernel, lambda o: o.name == "memref.copy"):
+        with ir.InsertionPoint(op), op.location:
+            linalg.copy(op.operands[0], outs=[op.operands[1]])
+        op.erase()
+
+
+def _run(op: ir.Operation, text: str) -> None:
+    if text.startswith("builtin.module("):
+        pipeline_pass_manager(text, op.context).run(op)     # ours and upstream passes mixed
+    else:
+        PassManager.parse(text, op.context).run(op)
+
+
+# --- mapping ------------------------------------------------------------------------
+
+def _index(v: int) -> ir.Value:
+    return arith.ConstantOp(ir.IndexType.get(), v).result
+
+
+def _const(v: ir.Value) -> int | None:
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    op = owner.operation
+    if op.name == "arith.constant":
+        return ir.IntegerAttr(op.attributes["value"]).value
+    return None
+
+
+def _mapping_attr(procs: list[str]) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.Attribute.parse(
+        f"#gpu.loop_dim_map<processor = {p}, map = (d0) -> (d0), bound = (d0) -> (d0)>")
+        for p in procs])
+
+
+def _new_parallel(ubs: list[int], procs: list[str]) -> tuple[ir.Operation, list[ir.Value]]:
+    """scf.parallel (0..ub step 1 per dim) mapped to `procs`, an empty body."""
+    n = len(ubs)
+    c0, c1 = _index(0), _index(1)
+    op = scf.ParallelOp([], [c0] * n, [_index(u) for u in ubs], [c1] * n, [])
+    block = op.region.blocks.append(*([ir.IndexType.get()] * n))
+    with ir.InsertionPoint(block):
+        scf.ReduceOp([], 0)
+    op.attributes["mapping"] = _mapping_attr(procs)
+    return op.operation, list(block.arguments)
+
+
+def _groups(dims: list[int], extent: dict[int, int], limit_yz: int,
+            z_limit: int | None = None) -> list[list[int]]:
+    """Dims (outer -> inner) to hardware ids [x, y, z]: innermost -> x, next -> y,
+    the rest linearized into z; everything into x where y/z would be too big."""
+    if not dims:
+        return [[]]
+    inner = list(reversed(dims))
+    groups = [[inner[0]]]
+    if len(inner) > 1:
+        groups.append([inner[1]])
+    if len(inner) > 2:
+        groups.append(list(reversed(inner[2:])))
+    sizes = [math.prod(extent[d] for d in g) for g in groups]
+    if any(s > limit_yz for s in sizes[1:]) or (z_limit and len(sizes) > 2 and sizes[2] > z_limit):
+        return [list(dims)]
+    return groups
+
+
+def _coords(v: ir.Value, group: list[int], extent: dict[int, int]) -> dict[int, ir.Value]:
+    """Delinearizes `v` over the dims of `group` (outer -> inner)."""
+    out, rem = {}, v
+    for d in reversed(group[1:]):
+        e = _index(extent[d])
+        out[d] = arith.RemUIOp(rem, e).result
+        rem = arith.DivUIOp(rem, e).result
+    if group:
+        out[group[0]] = rem
+    return out
+
+
+_BLOCK_IDS = ["block_x", "block_y", "block_z"]
+_THREAD_IDS = ["thread_x", "thread_y", "thread_z"]
+
+
+def plan(ubs: list[int], threads: int) -> tuple[list[int], list[int]]:
+    """Thread tile and tile count per dim: threads from the innermost dim
+    outwards, at most `threads` in all."""
+    n = len(ubs)
+    tile, left = [1] * n, threads
+    for d in reversed(range(n)):
+        if left < 2:
+            break
+        tile[d] = max(1, min(ubs[d], left))
+        left //= tile[d]
+    return tile, [-(-u // t) for u, t in zip(ubs, tile)]
+
+
+def _map_parallel(p: ir.Operation, threads: int) -> None:
+    """Replaces scf.parallel `p` (static bounds) by a block loop around a thread loop."""
+    pv = p.opview
+    lbs = [_const(v) for v in pv.lowerBound]
+    ubs = [_const(v) for v in pv.upperBound]
+    steps = [_const(v) for v in pv.step]
+    if None in lbs + ubs + steps or len(p.results):
+        raise _Error(p.location, "convert-mskernel-to-gpu: a parallel loop with dynamic bounds "
+                     "or reductions cannot be mapped to the GPU")
+    trips = [-(-(u - l) // s) for l, u, s in zip(lbs, ubs, steps)]
+    tile, nblocks = plan(trips, threads)
+    n = len(trips)
+    bdims = [d for d in range(n) if nblocks[d] > 1]
+    tdims = [d for d in range(n) if tile[d] > 1]
+    bgroups = _groups(bdims, dict(enumerate(nblocks)), MAX_GRID_YZ)
+    tgroups = _groups(tdims, dict(enumerate(tile)), MAX_THREADS, MAX_BLOCK_Z)
+    body = p.regions[0].blocks[0]
+    with ir.InsertionPoint(p), p.location:
+        outer, bivs = _new_parallel([max(1, math.prod(nblocks[d] for d in g)) for g in bgroups],
+                                    _BLOCK_IDS[:len(bgroups)])
+        oblock = outer.regions[0].blocks[0]
+        oterm = oblock.operations[len(oblock.operations) - 1]
+        with ir.InsertionPoint(oterm):
+            bc = {}
+            for g, v in zip(bgroups, bivs):
+                bc.update(_coords(v, g, dict(enumerate(nblocks))))
+            inner, tivs = _new_parallel([max(1, math.prod(tile[d] for d in g)) for g in tgroups],
+                                        _THREAD_IDS[:len(tgroups)])
+        iblock = inner.regions[0].blocks[0]
+        iterm = iblock.operations[len(iblock.operations) - 1]
+        with ir.InsertionPoint(iterm):
+            tc = {}
+            for g, v in zip(tgroups, tivs):
+                tc.update(_coords(v, g, dict(enumerate(tile))))
+            idx, conds = [], []
+            for d in range(n):
+                if d in bc and d in tc:
+                    i = arith.AddIOp(arith.MulIOp(bc[d], _index(tile[d])).result, tc[d]).result
+                else:
+                    i = bc.get(d) or tc.get(d) or _index(0)
+                if trips[d] % tile[d]:
+                    conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, i, _index(trips[d])).result)
+                if steps[d] != 1:
+                    i = arith.MulIOp(i, _index(steps[d])).result
+                if lbs[d] != 0:
+                    i = arith.AddIOp(i, _index(lbs[d])).result
+                idx.append(i)
+            target = iterm
+            if conds:
+                cond = conds[0]
+                for c in conds[1:]:
+                    cond = arith.AndIOp(cond, c).result
+                guard = scf.IfOp(cond)
+                with ir.InsertionPoint(guard.then_block):
+                    target = scf.YieldOp([]).operation
+    for arg, i in zip(body.arguments, idx):
+        arg.replace_all_uses_with(i)
+    ops = [o.operation for o in body.operations]
+    for o in ops[:-1]:
+        o.move_before(target)
+    p.erase()
+
+
+# --- block reductions ------------------------------------------------------------------
+
+_COMBINERS = {"arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "arith.maxnumf",
+              "arith.minnumf", "arith.addi", "arith.muli", "arith.maxsi", "arith.minsi",
+              "arith.maxui", "arith.minui", "arith.andi", "arith.ori", "arith.xori"}
+MIN_BLOCK_REDUCTION = 32     # shorter reductions stay one thread per output
+_PHASES = "msmlir.gpu_phases"
+_SHARED = "msmlir.gpu_shared"
+
+
+def _pow2ceil(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def _owner_op(v: ir.Value) -> ir.Operation | None:
+    o = v.owner
+    return None if isinstance(o, ir.Block) else o.operation
+
+
+def _match_row_reduction(p: ir.Operation) -> dict | None:
+    """The reduction of a row into one output element per parallel iteration:
+    p's body is one scf.for k in [0, K) whose body loads acc = out[idx], stores
+    comb(e(k), acc) to out[idx] (idx independent of k, comb associative and
+    commutative) and reads its other inputs contiguously along k (k only as
+    the last index). Returns its parts, or None."""
+    body = p.regions[0].blocks[0]
+    ops = [o.operation for o in body.operations][:-1]
+    fors = [o for o in ops if o.name == "scf.for"]
+    if len(fors) != 1 or any(o != fors[0] and not _is_pure(o) for o in ops):
+        return None
+    loop = fors[0]
+    lv = loop.opview
+    if len(loop.results) or (_const(lv.lowerBound), _const(lv.step)) != (0, 1):
+        return None
+    K = _const(lv.upperBound)
+    if K is None or K < MIN_BLOCK_REDUCTION:
+        return None
+    fbody = loop.regions[0].blocks[0]
+    k = fbody.arguments[0]
+    fops = [o.operation for o in fbody.operations][:-1]
+    stores = [o for o in fops if o.name == "memref.store"]
+    if len(stores) != 1 or any(o.regions for o in fops):
+        return None
+    store = stores[0]
+    value, mem, idx = store.operands[0], store.operands[1], list(store.operands[2:])
+    comb = _owner_op(value)
+    if comb is None or comb.name not in _COMBINERS or len(comb.operands) != 2 or comb not in fops:
+        return None
+    acc_pos = None
+    for i, v in enumerate(comb.operands):
+        o = _owner_op(v)
+        if o is not None and o.name == "memref.load" and o.operands[0] == mem and \
+                list(o.operands[1:]) == idx and len(list(v.uses)) == 1:
+            acc_pos = i
+    if acc_pos is None:
+        return None
+    load = _owner_op(comb.operands[acc_pos])
+    on_k = {k}
+    for o in fops:
+        if any(v in on_k for v in o.operands):
+            on_k.update(o.results)
+    for o in fops:
+        if o not in (load, store) and mem in list(o.operands):
+            return None                      # the output is read or written elsewhere
+        if o.name == "memref.load" and o != load:
+            ix = list(o.operands[1:])
+            if any(v in on_k for v in ix) and (ix[-1] != k or any(v in on_k for v in ix[:-1])):
+                return None                  # not contiguous along k: one thread per output
+    if any(v in on_k for v in idx) or any(_owner_op(v) is not None and _owner_op(v) in fops
+                                          for v in idx):
+        return None
+    return {"loop": loop, "k": k, "K": K, "fops": fops, "store": store, "load": load,
+            "comb": comb, "acc_pos": acc_pos, "mem": mem, "idx": idx, "pre": ops[:ops.index(loop)]}
+
+
+def _clone(op: ir.Operation, mapping: dict) -> ir.Operation:
+    """Clones op at the current insertion point, operands (also nested) remapped."""
+    new = op.clone()
+
+    def remap(o):
+        for i, v in enumerate(list(o.operands)):
+            if v in mapping:
+                o.operands[i] = mapping[v]
+        return ir.WalkResult.ADVANCE
+    new.walk(remap, ir.WalkOrder.PRE_ORDER)
+    for old, res in zip(op.results, new.results):
+        mapping[old] = res
+    return new
+
+
+def _combine(m: dict, acc: ir.Value, other: ir.Value) -> ir.Value:
+    comb = m["comb"].clone()
+    comb.operands[m["acc_pos"]] = acc
+    comb.operands[1 - m["acc_pos"]] = other
+    return comb.results[0]
+
+
+def _thread_loop(T: int):
+    loop, (t,) = _new_parallel([T], ["thread_x"])
+    block = loop.regions[0].blocks[0]
+    return loop, t, block.operations[len(block.operations) - 1]
+
+
+def _guarded(cond: ir.Value | None, at: ir.Operation) -> ir.Operation:
+    """The op to insert before: `at`, or the yield of a new scf.if (cond) before it."""
+    if cond is None:
+        return at
+    with ir.InsertionPoint(at):
+        guard = scf.IfOp(cond)
+        with ir.InsertionPoint(guard.then_block):
+            return scf.YieldOp([]).operation
+
+
+def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
+    """One block per output element: the block's T threads reduce the row in
+    strided partial sums, then a shared-memory tree (log2 T phases), then
+    thread 0 combines the result with the output's initial value. Written as
+    sibling thread loops in the block loop (the phases; sequential loops are
+    exactly barrier semantics, so the CPU runs this form as is); with
+    launch=true they become one thread loop with gpu.barrier between phases
+    and the buffer becomes workgroup memory (_fuse_phases)."""
+    pv = p.opview
+    lbs, ubs, steps = ([_const(v) for v in vs] for vs in (pv.lowerBound, pv.upperBound, pv.step))
+    if any(v != 0 for v in lbs) or any(v != 1 for v in steps) or None in ubs:
+        return False
+    K, trips = m["K"], ubs
+    T = min(threads, _pow2ceil(K))
+    n = min(T, K)
+    bdims = [d for d in range(len(trips)) if trips[d] > 1]
+    ext = dict(enumerate(trips))
+    bgroups = _groups(bdims, ext, MAX_GRID_YZ)
+    body = p.regions[0].blocks[0]
+    elt = m["store"].operands[0].type
+    with ir.InsertionPoint(p), p.location:
+        outer, bivs = _new_parallel([max(1, math.prod(ext[d] for d in g)) for g in bgroups],
+                                    _BLOCK_IDS[:len(bgroups)])
+        outer.attributes[_PHASES] = ir.UnitAttr.get()
+        ob = outer.regions[0].blocks[0]
+        with ir.InsertionPoint(ob.operations[len(ob.operations) - 1]):
+            coords = {}
+            for g, v in zip(bgroups, bivs):
+                coords.update(_coords(v, g, ext))
+            pmap = {body.arguments[d]: coords.get(d) or _index(0) for d in range(len(trips))}
+            for o in m["pre"]:
+                _clone(o, pmap)
+            shared = memref.AllocOp(ir.MemRefType.get([T], elt), [], [])
+            shared.attributes[_SHARED] = ir.UnitAttr.get()
+            sh = shared.result
+            # phase 1: strided partial results, one per thread
+            _, t, at = _thread_loop(T)
+            with ir.InsertionPoint(at):
+                cond = arith.CmpIOp(arith.CmpIPredicate.ult, t, _index(K)).result if T > K else None
+            with ir.InsertionPoint(_guarded(cond, at)):
+                expr = [o for o in m["fops"] if o not in (m["load"], m["store"], m["comb"])]
+                other = m["comb"].operands[1 - m["acc_pos"]]
+                mp = dict(pmap)
+                mp[m["k"]] = t
+                for o in expr:
+                    _clone(o, mp)
+                part = mp.get(other, other)
+                if T < K:
+                    loop = scf.ForOp(arith.AddIOp(t, _index(T)).result, _index(K), _index(T), [part])
+                    with ir.InsertionPoint(loop.body):
+                        mp = dict(pmap)
+                        mp[m["k"]] = loop.induction_variable
+                        for o in expr:
+                            _clone(o, mp)
+                        scf.YieldOp([_combine(m, loop.inner_iter_args[0], mp.get(other, other))])
+                    part = loop.results[0]
+                memref.StoreOp(part, sh, [t])
+            # the tree: phase s folds sh[t + s] into sh[t] for t < s, t + s < n
+            s = _pow2ceil(n) // 2
+            while s >= 1:
+                _, t, at = _thread_loop(T)
+                with ir.InsertionPoint(at):
+                    ts = arith.AddIOp(t, _index(s)).result
+                    cond = arith.CmpIOp(arith.CmpIPredicate.ult, t, _index(s)).result
+                    if 2 * s > n:        # the upper half is partly past the n partial results
+                        cond = arith.AndIOp(cond, arith.CmpIOp(arith.CmpIPredicate.ult, ts,
+                                                               _index(n)).result).result
+                with ir.InsertionPoint(_guarded(cond, at)):
+                    a = memref.LoadOp(sh, [t]).result
+                    b = memref.LoadOp(sh, [ts]).result
+                    memref.StoreOp(_combine(m, a, b), sh, [t])
+                s //= 2
+            # thread 0 folds the row's result into the output's initial value
+            _, t, at = _thread_loop(T)
+            with ir.InsertionPoint(at):
+                cond = arith.CmpIOp(arith.CmpIPredicate.eq, t, _index(0)).result
+            with ir.InsertionPoint(_guarded(cond, at)):
+                idx = [pmap.get(v, v) for v in m["idx"]]
+                acc = memref.LoadOp(m["mem"], idx).result
+                r = memref.LoadOp(sh, [_index(0)]).result
+                memref.StoreOp(_combine(m, acc, r), m["mem"], idx)
+            memref.DeallocOp(sh)
+    p.erase()
+    return True
+
+
+def _fuse_phases(kernel: ir.Operation) -> None:
+    """The phases of each block reduction: one thread loop, gpu.barrier between them."""
+    block = kernel.regions[0].blocks[0]
+    for outer in [o.operation for o in block.operations]:
+        if outer.name != "scf.parallel" or _PHASES not in outer.attributes:
+            continue
+        loops = [o.operation for o in outer.regions[0].blocks[0].operations
+                 if o.operation.name == "scf.parallel"]
+        first = loops[0].regions[0].blocks[0]
+        term = first.operations[len(first.operations) - 1]
+        for other in loops[1:]:
+            with ir.InsertionPoint(term), other.location:
+                gpu.BarrierOp()
+            ob = other.regions[0].blocks[0]
+            ob.arguments[0].replace_all_uses_with(first.arguments[0])
+            for o in [o.operation for o in ob.operations][:-1]:
+                o.move_before(term)
+            other.erase()
+        del outer.attributes[_PHASES]
+
+
+def _shared_to_workgroup(kernel: ir.Operation) -> None:
+    """Shared buffers inside a gpu.launch become its workgroup attributions."""
+    space = ir.Attribute.parse("#gpu.address_space<workgroup>")
+    for launch in _walk(kernel, lambda o: o.name == "gpu.launch"):
+        allocs = _walk(launch, lambda o: o.name == "memref.alloc" and _SHARED in o.attributes)
+        if not allocs:
+            continue
+        entry = launch.regions[0].blocks[0]
+        for a in allocs:
+            t = ir.MemRefType(a.results[0].type)
+            wg = ir.MemRefType.get(t.shape, t.element_type, memory_space=space, loc=a.location)
+            arg = entry.add_argument(wg, a.location)
+            for use in list(a.results[0].uses):
+                if use.owner.name == "memref.dealloc":
+                    use.owner.erase()
+            a.results[0].replace_all_uses_with(arg)
+            a.erase()
+        old = launch.attributes["workgroup_attributions"] if "workgroup_attributions" in \
+            launch.attributes else None
+        count = (ir.IntegerAttr(old).value if old is not None else 0) + len(allocs)
+        launch.attributes["workgroup_attributions"] = ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(64), count)
+
+
+def _is_mapped(op: ir.Operation) -> bool:
+    return op.name == "scf.parallel" and "mapping" in op.attributes
+
+
+def _is_pure(op: ir.Operation) -> bool:
+    return op.name.startswith(_PURE_DIALECTS) and not op.regions
+
+
+def _serial_runs(block: ir.Block) -> list[list[ir.Operation]]:
+    """Maximal runs of top-level ops that touch memory outside a mapped loop."""
+    runs, cur, pending = [], [], []
+    for o in block.operations:
+        o = o.operation
+        if _is_mapped(o) or o.name in _HOST_OPS:
+            if cur:
+                runs.append(cur)
+            cur, pending = [], []
+        elif _is_pure(o):
+            if cur:
+                pending.append(o)
+        else:
+            cur.extend(pending)
+            pending = []
+            cur.append(o)
+    if cur:
+        runs.append(cur)
+    return runs
+
+
+def _wrap_serial(run: list[ir.Operation]) -> None:
+    """One single-thread launch for a run of top-level compute ops."""
+    inside = set(run)
+    for o in run:
+        for r in o.results:
+            for use in r.uses:
+                user = use.owner
+                while user is not None and user not in inside and user.parent is not None \
+                        and user.parent.name != "func.func":
+                    user = user.parent
+                if user not in inside:
+                    raise _Error(o.location, "convert-mskernel-to-gpu: a value computed by serial "
+                                 "kernel code is used outside it; cannot map it to the GPU")
+    with ir.InsertionPoint(run[0]), run[0].location:
+        outer, _ = _new_parallel([1], ["block_x"])
+        ob = outer.regions[0].blocks[0]
+        with ir.InsertionPoint(ob.operations[len(ob.operations) - 1]):
+            inner, _ = _new_parallel([1], ["thread_x"])
+    ib = inner.regions[0].blocks[0]
+    term = ib.operations[len(ib.operations) - 1]
+    for o in run:
+        o.move_before(term)
+
+
+def _top_level(op: ir.Operation, func: ir.Operation) -> ir.Operation:
+    while op.parent is not None and op.parent != func:
+        op = op.parent
+    return op
+
+
+def _sink_globals(kernel: ir.Operation) -> None:
+    block = kernel.regions[0].blocks[0]
+    for g in [o.operation for o in block.operations if o.operation.name == "memref.get_global"]:
+        clones = {}
+        for use in list(g.results[0].uses):
+            top = _top_level(use.owner, kernel)
+            if top == g:
+                continue
+            key = id(top)
+            if key not in clones:
+                first = top.regions[0].blocks[0].operations[0] if top.regions else top
+                with ir.InsertionPoint(first):
+                    clones[key] = g.clone()
+            use.owner.operands[use.operand_number] = clones[key].results[0]
+        if not list(g.results[0].uses):
+            g.erase()
+
+
+def _writes(op: ir.Operation, mem: ir.Value) -> bool:
+    """Whether op (or an op nested in it) may write `mem` (stores, copies, calls)."""
+    return bool(_walk(op, lambda o: (o.name in ("memref.store", "func.call", "linalg.copy",
+                                                "memref.copy") or o.name.startswith("linalg."))
+                      and mem in list(o.operands)))
+
+
+def _sink_loads(kernel: ir.Operation) -> None:
+    """A top-level memref.load (a 0-d tensor's value, tensor.extract) used in
+    mapped loops is re-read at the start of each of them, when nothing between
+    writes its memref: the host cannot read device memory."""
+    block = kernel.regions[0].blocks[0]
+    top = [o.operation for o in block.operations]
+    for i, ld in enumerate(top):
+        if ld.name != "memref.load":
+            continue
+        mem = ld.operands[0]
+        for use in list(ld.results[0].uses):
+            loop = _top_level(use.owner, kernel)
+            if not _is_mapped(loop) or loop not in top:
+                continue
+            j = top.index(loop)
+            if j < i or any(_writes(o, mem) for o in top[i + 1:j]):
+                continue
+            body = loop.regions[0].blocks[0]
+            first = body.operations[0]
+            clone = None
+            for o in body.operations:
+                if o.operation.name == "memref.load" and _SUNK in o.attributes and \
+                        o.operation.operands[0] == mem and \
+                        list(o.operation.operands[1:]) == list(ld.operands[1:]):
+                    clone = o.operation
+            if clone is None:
+                with ir.InsertionPoint(first):
+                    clone = ld.clone()
+                clone.attributes[_SUNK] = ir.UnitAttr.get()
+            use.owner.operands[use.operand_number] = clone.results[0]
+        if not list(ld.results[0].uses):
+            ld.erase()
+    for o in _walk(kernel, lambda o: _SUNK in o.attributes):
+        del o.attributes[_SUNK]
+
+
+_SUNK = "msmlir.gpu_sunk"
+_VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast",
+          "memref.reinterpret_cast")
+
+
+def _root(v: ir.Value) -> ir.Value:
+    """The buffer a memref view is a view of."""
+    while True:
+        o = _owner_op(v)
+        if o is None or o.name not in _VIEWS:
+            return v
+        v = o.operands[0]
+
+
+def _promote_accumulator(loop: ir.Operation) -> bool:
+    """scf.for k { a = load out[idx]; ...; store f(a, ...), out[idx] } with idx
+    invariant and out touched by nothing else in the loop (nor through another
+    view of its buffer) -> a = load before the loop, carried in iter_args,
+    stored once after it: the accumulator stays in a register instead of a
+    global-memory round trip per iteration."""
+    if len(loop.results):
+        return False
+    body = loop.regions[0].blocks[0]
+    ops = [o.operation for o in body.operations][:-1]
+    if any(o.regions for o in ops):
+        return False
+    stores = [o for o in ops if o.name == "memref.store"]
+    if len(stores) != 1:
+        return False
+    store = stores[0]
+    mem, idx = store.operands[1], list(store.operands[2:])
+    loads = [o for o in ops if o.name == "memref.load" and o.operands[0] == mem]
+    if len(loads) != 1 or list(loads[0].operands[1:]) != idx:
+        return False
+    load = loads[0]
+    if ops.index(load) > ops.index(store):
+        return False
+    if any(_owner_op(v) is not None and _owner_op(v) in ops for v in idx) or \
+            any(v == body.arguments[0] for v in idx):
+        return False
+    root = _root(mem)
+    for o in ops:
+        if o in (load, store):
+            continue
+        for v in o.operands:
+            if isinstance(v.type, ir.MemRefType) and (v == mem or _root(v) == root):
+                return False
+    lv = loop.opview
+    with ir.InsertionPoint(loop), loop.location:
+        init = memref.LoadOp(mem, idx).result
+        new = scf.ForOp(lv.lowerBound, lv.upperBound, lv.step, [init])
+    with ir.InsertionPoint(new.body), loop.location:
+        term = scf.YieldOp([store.operands[0]])
+    body.arguments[0].replace_all_uses_with(new.induction_variable)
+    load.results[0].replace_all_uses_with(new.inner_iter_args[0])
+    for o in ops:
+        if o not in (load, store):
+            o.move_before(term.operation)
+    with ir.InsertionPoint(loop), loop.location:
+        memref.StoreOp(new.results[0], mem, idx)
+    load.erase()
+    store.erase()
+    loop.erase()
+    return True
+
+
+def _check_host(module: ir.Operation) -> None:
+    for op in module.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name != "func.func" or KERNEL_ATTR in op.attributes:
+            continue
+        # (host control flow around kernel calls is fine; loops over data are not)
+        bad = _walk(op, lambda o: o.name.startswith("linalg.") or o.name == "scf.parallel")
+        if bad:
+            raise _Error(bad[0].location, f"convert-mskernel-to-gpu: '{bad[0].name}' outside a "
+                         "kernel function cannot run on the GPU (run mindir-graph-kernel-fusion "
+                         "and mskernel-outline-kernels first)")
+
+
+def to_launches(kernel: ir.Operation) -> None:
+    """Mapped loops -> gpu.launch (upstream convert-parallel-loops-to-gpu), the
+    phases of block reductions fused with barriers, shared buffers -> workgroup
+    memory."""
+    _fuse_phases(kernel)
+    _run(kernel, "func.func(convert-parallel-loops-to-gpu,canonicalize,cse)")
+    _shared_to_workgroup(kernel)
+
+
+def _aliased_kernels(module: ir.Operation) -> set[str]:
+    """Kernels called somewhere with two arguments on the same buffer."""
+    out = set()
+    for call in _walk(module, lambda o: o.name == "func.call"):
+        roots = [_root(v) for v in call.operands if isinstance(v.type, ir.MemRefType)]
+        if any(roots[i] == roots[j] for i in range(len(roots)) for j in range(i + 1, len(roots))):
+            out.add(ir.FlatSymbolRefAttr(call.attributes["callee"]).value)
+    return out
+
+
+def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True,
+               promote: bool = True) -> None:
+    """Maps the top-level scf.parallel loops of a bufferized kernel (and its
+    serial leftovers) to blocks and threads."""
+    block = kernel.regions[0].blocks[0]
+    for o in [o.operation for o in block.operations]:
+        if o.name == "scf.for" and not len(o.results):
+            # a reduction to a scalar: a one-iteration parallel loop around it, so
+            # that it is mapped (a block reduction when long enough) like the rest
+            with ir.InsertionPoint(o), o.location:
+                wrap, _ = _new_parallel([1], ["block_x"])
+            del wrap.attributes["mapping"]
+            wb = wrap.regions[0].blocks[0]
+            o.move_before(wb.operations[len(wb.operations) - 1])
+    for o in [o.operation for o in block.operations]:
+        if o.name == "scf.parallel" and not _is_mapped(o):
+            m = _match_row_reduction(o) if block_reductions else None
+            if m is None or not _map_row_reduction(o, m, threads):
+                _map_parallel(o, threads)
+    _sink_loads(kernel)
+    for run in _serial_runs(block):
+        _wrap_serial(run)
+    if promote:
+        for loop in reversed(_walk(kernel, lambda o: o.name == "scf.for")):   # innermost first
+            _promote_accumulator(loop)
+    _sink_globals(kernel)
+
+
+@register_pass("convert-mskernel-to-gpu",
+               "Bufferize the module; map each kernel's parallel loops to GPU blocks/threads "
+               "(scf.parallel mapping attributes), then gpu.launch",
+               options={"threads": Option(int, 256, "threads per block the mapping uses "
+                                                     "(at most 1024)"),
+                        "block-reductions": Option(bool, True, "rows reduced by a block each "
+                                                   "(shared-memory tree; false: one thread per "
+                                                   "output)"),
+                        "launch": Option(bool, True, "convert the mapped loops to gpu.launch "
+                                                     "(false: stop at the mapped scf.parallel "
+                                                     "nest, which the CPU can run)")})
+def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reductions: bool,
+                            launch: bool):
+    try:
+        if not 1 <= threads <= MAX_THREADS:
+            raise _Error(module.location, f"convert-mskernel-to-gpu: threads={threads} is not in "
+                         f"1..{MAX_THREADS}")
+        kernels = _kernels(module)
+        for k in kernels:
+            _check_static(k)
+        _run(module, "builtin.module(linalg-generalize-named-ops)")
+        _interchange(module, kernels)
+        _run(module, f"builtin.module({_BUFFERIZE})")
+        _check_host(module)
+        kernels = _kernels(module)
+        aliased = _aliased_kernels(module)
+        for k in kernels:
+            _copies_to_linalg(k)
+            _run(k, "func.func(convert-linalg-to-parallel-loops,canonicalize,cse)")
+            safe = ir.StringAttr(k.attributes["sym_name"]).value not in aliased
+            map_kernel(k, threads, block_reductions and safe, promote=safe)
+            _run(k, "func.func(cse)")      # (canonicalize would merge the block/thread loops)
+            if launch:
+                to_launches(k)
+    except _Error as e:
+        e.loc.emit_error(str(e))
+        raise PassFailure() from None
+    except ir.MLIRError as e:
+        module.location.emit_error(f"convert-mskernel-to-gpu: {e}")
+        raise PassFailure() from None

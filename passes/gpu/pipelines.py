@@ -1,0 +1,89 @@
+"""msmlir-gpu-pipeline: mindir -> kernels mapped to the GPU -> gpu.module -> NVVM -> gpu.binary.
+
+The graph stages are the CPU pipeline's own (`cpu_lowering_stages`: composites
+expanded, graph-kernel fusion, kernels outlined, mindir -> linalg); then
+convert-mskernel-to-gpu (bufferization, blocks/threads mapping, gpu.launch),
+and upstream does the rest: gpu-launch-sink-index-computations (constants
+into the launches), gpu-kernel-outlining (one gpu.module per launch), nvvm-attach-target, the gpu.module lowered to NVVM, and
+gpu-module-to-binary (format=isa: PTX text; bin: a cubin, which runs ptxas;
+fatbin). The host functions stay on memrefs calling `gpu.launch_func`: the
+host-side lowering (gpu-to-llvm + the CUDA runtime) is a later stage; the
+AOT export (msmlir.gpu.export_cubin) reads the host functions as they are.
+
+chip/features are validated before anything runs (passes/gpu/target.py): a
+combination the NVPTX back end rejects would abort the process.
+`gpu_stages(...)` gives the same pipeline as named stages (what
+msmlir.gpu compiles with, and what it stops early for the CPU check).
+"""
+from __future__ import annotations
+
+from ..pipelines.cpu import GRAPH_PREPARE, cpu_lowering_stages
+from ..registry import Option, PipelineError, register_pipeline
+from .target import TargetError, check_target, cuda_toolkit
+
+OPTIONS = {
+    "chip": Option(str, "sm_90", "NVIDIA GPU architecture (sm_NN)"),
+    "features": Option(str, "+ptx80", "PTX features (the PTX version: sm_90 needs +ptx78 or later)"),
+    "opt-level": Option(int, 3, "LLVM optimization level of the device code (0-3)"),
+    "format": Option(str, "isa", "gpu-module-to-binary format: isa (PTX), bin (cubin), fatbin"),
+    "threads": Option(int, 256, "threads per block of the mapping (at most 1024)"),
+    "block-reductions": Option(bool, True, "row reductions by a block each (shared-memory tree)"),
+    "graph-kernel": Option(bool, True, "graph-kernel fusion (false: one kernel per op)"),
+}
+
+_FORMATS = ("isa", "bin", "fatbin")
+
+# Inside each gpu.module: loops, views and affine to LLVM-ready form, then NVVM.
+_DEVICE = ("gpu.module(convert-scf-to-cf,lower-affine,expand-strided-metadata,"
+           "convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts)")
+
+
+def validate(*, chip: str, features: str, opt_level: int, format: str, threads: int) -> None:
+    try:
+        check_target(chip, features)
+    except TargetError as e:
+        raise PipelineError(str(e)) from None
+    if not 0 <= opt_level <= 3:
+        raise PipelineError(f"opt-level={opt_level} is not in 0..3")
+    if format not in _FORMATS:
+        raise PipelineError(f"format={format} is not one of {', '.join(_FORMATS)}")
+    if not 1 <= threads <= 1024:
+        raise PipelineError(f"threads={threads} is not in 1..1024")
+
+
+def binary(format: str) -> str:
+    tk = cuda_toolkit()
+    opts = f"format={format}"
+    if tk is not None and " " not in tk:
+        opts += f" toolkit={tk}"
+    return f"gpu-module-to-binary{{{opts}}}"
+
+
+def gpu_stages(*, chip: str, features: str, opt_level: int, format: str, threads: int,
+               block_reductions: bool, graph_kernel: bool, launch: bool = True,
+               ) -> list[tuple[str, str]]:
+    """The pipeline after GRAPH_PREPARE as named stages; launch=False stops at
+    the mapped loop nest (stage "mapped", what the CPU check runs)."""
+    validate(chip=chip, features=features, opt_level=opt_level, format=format, threads=threads)
+    graph = dict(cpu_lowering_stages(graph_kernel=graph_kernel, codegen=False))
+    gpu = (f"convert-mskernel-to-gpu{{threads={threads} "
+           f"block-reductions={str(block_reductions).lower()} launch={str(launch).lower()}}}")
+    stages = [("kernels", graph["kernels"]), ("linalg", graph["linalg"])]
+    if not launch:
+        return stages + [("mapped", gpu)]
+    return stages + [
+        ("gpu", gpu),
+        ("device", f"gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+                   f"nvvm-attach-target{{chip={chip} features={features} O={opt_level}}},{_DEVICE}"),
+        ("binary", binary(format))]
+
+
+@register_pipeline("msmlir-gpu-pipeline",
+                   "mindir -> kernels mapped to blocks/threads -> gpu.module -> NVVM -> gpu.binary "
+                   "(PTX / cubin)", options=OPTIONS)
+def gpu_pipeline(*, chip: str, features: str, opt_level: int, format: str, threads: int,
+                 block_reductions: bool, graph_kernel: bool) -> str:
+    stages = gpu_stages(chip=chip, features=features, opt_level=opt_level, format=format,
+                        threads=threads, block_reductions=block_reductions,
+                        graph_kernel=graph_kernel)
+    return ",".join([GRAPH_PREPARE] + [text for _, text in stages])

@@ -1,0 +1,20 @@
+"""msmlir's NVVM GPU target, from Python.
+
+    compile_gpu(mindir, chip=, features=, ...)  msmlir-gpu-pipeline, stage by stage -> GpuProgram
+    run_mapped_on_cpu(mindir, ...)               the mapped loop nest JIT-compiled for the CPU
+    ptxas.check_program(prog)                    every kernel assembled by ptxas -v (registers,
+                                                 shared memory, spills; remarks on spills/limits)
+    export_cubin(mindir, out_dir, ...)           cubins + launch manifest + a ctypes/libcuda runner
+    device.cuda_device_count() / require_device() whether this process can run on a GPU
+
+The frontend (set_context(device_target="GPU")) is meant to call compile_gpu
+on the mindir module it would hand to msmlir.compiler.compile_module.
+"""
+from .compile import GpuProgram, Launch, compile_gpu, run_mapped_on_cpu  # noqa: F401
+from .device import GpuUnavailableError, cuda_device_count, require_device  # noqa: F401
+
+
+def export_cubin(src, out_dir: str, **options) -> str:
+    """msmlir.gpu.export.export_cubin (imported on first use)."""
+    from .export import export_cubin as export
+    return export(src, out_dir, **options)

@@ -1,0 +1,190 @@
+"""Compiling a mindir module for the GPU, stage by stage (msmlir-gpu-pipeline).
+
+`compile_gpu(text_or_module, ...)` runs GRAPH_PREPARE and the stages of
+passes/gpu/pipelines.py (`gpu_stages`) in msmlir's shared context and returns
+a `GpuProgram`: the final module (host functions on memrefs calling
+`gpu.launch_func`, one `gpu.binary` per device kernel), the PTX (format=isa)
+or cubin (format=bin) of each kernel, the launches, and the public
+signatures. `stop_after="mapped"` stops at the mapped loop nest (scf.parallel
+with #gpu.loop_dim_map attributes): `run_mapped_on_cpu` lowers that with the
+CPU pipeline's plain LLVM stage and JIT-compiles it (msmlir.runtime), the CPU
+check of every mapping decision.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.dialects import gpu
+
+from msmlir.compiler import context
+from msmlir.passes import run_pipeline
+from msmlir.passes.gpu.pipelines import OPTIONS, gpu_stages
+from msmlir.passes.gpu.target import cuda_toolkit
+from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering_stages
+from msmlir.runtime.compiled_module import CompiledModule, Signature, tensor_signature
+
+MANGLE = "msmlir_gpu__"
+
+
+@dataclass
+class Launch:
+    """One gpu.launch_func of a host function (static grid/block)."""
+    kernel: str                 # the gpu.binary symbol
+    entry: str                  # the kernel function inside it
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared: int                 # dynamic shared memory bytes
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+
+@dataclass
+class GpuProgram:
+    module: ir.Module
+    signatures: dict[str, Signature]
+    options: dict
+    objects: dict[str, bytes] = field(default_factory=dict)   # gpu.binary name -> PTX / cubin
+    launches: list[Launch] = field(default_factory=list)
+
+    @property
+    def ptx(self) -> dict[str, str]:
+        """gpu.binary name -> PTX text (format=isa)."""
+        return {k: v.decode() for k, v in self.objects.items()}
+
+
+def _options(**given) -> dict:
+    out = {k.replace("-", "_"): o.default for k, o in OPTIONS.items()}
+    for k, v in given.items():
+        key = k.replace("-", "_")
+        if key not in out:
+            raise TypeError(f"msmlir-gpu-pipeline has no option '{k}'")
+        out[key] = v
+    return out
+
+
+def _prepare(src) -> tuple[ir.Module, dict[str, Signature]]:
+    """Parses (or clones) the module, runs the graph preparation, reads the
+    public signatures and mangles the function names (as msmlir.compiler)."""
+    ctx = context()
+    with ctx:
+        if isinstance(src, str):
+            module = ir.Module.parse(src)
+        else:
+            module = ir.Module.parse(src.operation.get_asm(enable_debug_info=True))
+        run_pipeline(module, f"builtin.module({GRAPH_PREPARE})")
+        sigs = {}
+        for op in module.body.operations:
+            if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
+                continue
+            if not op.regions[0].blocks:
+                continue
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            writeback = []
+            if "msmlir.writeback" in op.attributes:
+                writeback = [tuple(ir.IntegerAttr(x).value for x in pair)
+                             for pair in ir.ArrayAttr(op.attributes["msmlir.writeback"])]
+            sigs[name] = Signature([tensor_signature(t) for t in ftype.inputs],
+                                   [tensor_signature(t) for t in ftype.results], writeback)
+            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        for op in module.body.operations:
+            if op.operation.name == "func.func" and op.regions[0].blocks:
+                old = ir.StringAttr(op.attributes["sym_name"]).value
+                if "sym_visibility" not in op.attributes:
+                    ir.SymbolTable.replace_all_symbol_uses(old, MANGLE + old, module.operation)
+                    ir.SymbolTable.set_symbol_name(op, MANGLE + old)
+    return module, sigs
+
+
+@contextlib.contextmanager
+def _ptxas_on_path():
+    """gpu-module-to-binary runs ptxas (format=bin/fatbin): put the toolkit's on PATH."""
+    tk = cuda_toolkit()
+    old = os.environ.get("PATH", "")
+    if tk is not None:
+        os.environ["PATH"] = os.path.join(tk, "bin") + os.pathsep + old
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = old
+
+
+def _const_int(v: ir.Value) -> int:
+    op = v.owner.operation
+    if op.name != "arith.constant":
+        raise ValueError(f"a launch bound that is not a constant: {v}")
+    return ir.IntegerAttr(op.attributes["value"]).value
+
+
+def launches_of(module: ir.Module) -> list[Launch]:
+    """Every gpu.launch_func of the module, in program order."""
+    found = []
+
+    def visit(op):
+        if op.name == "gpu.launch_func":
+            ref = ir.SymbolRefAttr(op.attributes["kernel"])
+            v = op.opview
+            shared = v.dynamicSharedMemorySize
+            found.append(Launch(ref.value[0], ref.value[-1],
+                                (_const_int(v.gridSizeX), _const_int(v.gridSizeY),
+                                 _const_int(v.gridSizeZ)),
+                                (_const_int(v.blockSizeX), _const_int(v.blockSizeY),
+                                 _const_int(v.blockSizeZ)),
+                                _const_int(shared) if shared is not None else 0))
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    return found
+
+
+def objects_of(module: ir.Module) -> dict[str, bytes]:
+    """gpu.binary name -> the bytes of its (single) object."""
+    out = {}
+    for op in module.body.operations:
+        if op.operation.name == "gpu.binary":
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            objs = ir.ArrayAttr(op.attributes["objects"])
+            out[name] = bytes(gpu.ObjectAttr(objs[0]).object)
+    return out
+
+
+def compile_gpu(src, *, stop_after: str | None = None, **options) -> GpuProgram:
+    """Compiles mindir (text or module) with msmlir-gpu-pipeline; `options` are
+    the pipeline's (chip, features, opt_level, format, threads, graph_kernel).
+    `stop_after` names a stage of passes/gpu/pipelines.py's gpu_stages
+    (kernels, linalg, gpu, device, binary), or "mapped": the mapped loop nest
+    that convert-mskernel-to-gpu{launch=false} leaves."""
+    opts = _options(**options)
+    stages = gpu_stages(**opts, launch=stop_after != "mapped")
+    names = [n for n, _ in stages]
+    if stop_after is not None and stop_after not in names:
+        raise ValueError(f"no stage '{stop_after}' (stages: {', '.join(names)})")
+    module, sigs = _prepare(src)
+    with module.context, _ptxas_on_path():
+        for name, text in stages:
+            run_pipeline(module, f"builtin.module({text})")
+            if name == stop_after:
+                break
+    prog = GpuProgram(module, sigs, opts)
+    if stop_after in (None, "binary"):
+        with module.context:
+            prog.objects = objects_of(module)
+    if stop_after in (None, "gpu", "device", "binary"):
+        with module.context:
+            prog.launches = launches_of(module)
+    return prog
+
+
+def run_mapped_on_cpu(src, **options) -> CompiledModule:
+    """The mapped loop nest of `src` (before any gpu op) JIT-compiled for the
+    CPU: `.call(name, *arrays)` runs it. Same stages and options as
+    compile_gpu up to "mapped", then the CPU pipeline's plain LLVM stage."""
+    prog = compile_gpu(src, stop_after="mapped", **options)
+    llvm = dict(cpu_lowering_stages(codegen=False))["llvm"]
+    with prog.module.context:
+        run_pipeline(prog.module, f"builtin.module({llvm})")
+        return CompiledModule(prog.module, prog.signatures, [], MANGLE)
