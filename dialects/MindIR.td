@@ -127,6 +127,20 @@ def MindIR_DataFormatAttr : EnumAttr<MindIR_Dialect, MindIR_DataFormat, "data_fo
   let assemblyFormat = "`<` $value `>`";
 }
 
+def MindIR_ReduceOp : I32EnumAttr<"ReduceOp", "how a collective combines the ranks' values", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>,
+    I32EnumAttrCase<"prod", 3>
+  ]> {
+  let cppNamespace = "::msmlir::mindir";
+  let genSpecializedAttr = 0;
+}
+def MindIR_ReduceOpAttr : EnumAttr<MindIR_Dialect, MindIR_ReduceOp, "reduce_op"> {
+  let summary = "reduction of a collective: sum, max, min or prod (MindSpore ReduceOp)";
+  let assemblyFormat = "`<` $value `>`";
+}
+
 // A defvar (an anonymous record), so the generated Python op builders look up
 // the attribute builder of MindIR_PadModeAttr.
 defvar MI_PadMode = DefaultValuedAttr<MindIR_PadModeAttr, "::msmlir::mindir::PadMode::valid">;
@@ -1121,6 +1135,73 @@ def MindIR_HostCallbackOp : MindIR_Op<"host_callback"> {
   let assemblyFormat = [{
     $callee $origin `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
   }];
+}
+
+
+//===----------------------------------------------------------------------===//
+// Collectives (msmlir.communication): every rank of MPI_COMM_WORLD runs the
+// same program; lowered to the upstream `mpi` dialect (MPI_Allreduce on the
+// MPI library the program runs under). They read and write communication
+// buffers, so they are never removed, duplicated or reordered with other
+// side effects.
+//===----------------------------------------------------------------------===//
+
+def MI_CommTensor : MI_TensorOf<[F32, F64, I32, I64]>;
+defvar MI_Reduction = DefaultValuedAttr<MindIR_ReduceOpAttr, "::msmlir::mindir::ReduceOp::sum">;
+
+def MindIR_AllReduceOp : MindIR_Op<"all_reduce", [SameOperandsAndResultType,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "element-wise reduction of `x` over all ranks, result on every rank";
+  let description = [{
+    ```mlir
+    %y = mindir.all_reduce %x {op = #mindir.reduce_op<sum>} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins MI_CommTensor:$x, MI_Reduction:$op);
+  let results = (outs MI_CommTensor:$y);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+}
+
+def MindIR_AllGatherOp : MindIR_Op<"all_gather", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "the ranks' `x` concatenated along dim 0 in rank order, on every rank";
+  let description = [{
+    `group_size` is the number of ranks (fixed at compile time, as the
+    result type depends on it): the result's dim 0 is `group_size` times x's.
+    ```mlir
+    %y = mindir.all_gather %x {group_size = 2 : i64} : tensor<3x4xf32> -> tensor<6x4xf32>
+    ```
+  }];
+  let arguments = (ins MI_CommTensor:$x, I64Attr:$group_size);
+  let results = (outs MI_CommTensor:$y);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($y)";
+  let hasVerifier = 1;
+}
+
+def MindIR_ReduceScatterOp : MindIR_Op<"reduce_scatter", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "all_reduce of `x`, then rank r keeps the r-th of `group_size` slices of dim 0";
+  let description = [{
+    ```mlir
+    %y = mindir.reduce_scatter %x {group_size = 2 : i64} : tensor<6x4xf32> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins MI_CommTensor:$x, MI_Reduction:$op, I64Attr:$group_size);
+  let results = (outs MI_CommTensor:$y);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($y)";
+  let hasVerifier = 1;
+}
+
+def MindIR_BroadcastOp : MindIR_Op<"broadcast", [SameOperandsAndResultType,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "rank `root`'s `x` on every rank";
+  let description = [{
+    ```mlir
+    %y = mindir.broadcast %x {root = 0 : i64} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins MI_CommTensor:$x, DefaultValuedAttr<I64Attr, "0">:$root);
+  let results = (outs MI_CommTensor:$y);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasVerifier = 1;
 }
 
 #endif // MSMLIR_MINDIR_TD

@@ -1631,3 +1631,49 @@ OpFoldResult PadOp::fold(FoldAdaptor) {
 OpFoldResult DependOp::fold(FoldAdaptor) {
   return getDeps().empty() ? OpFoldResult(getValue()) : OpFoldResult();
 }
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// The type of a gather of `groupSize` `x`s (dim 0 times groupSize), or a
+/// scatter (dim 0 divided); failure names what does not fit.
+static LogicalResult checkGroupDim(Operation *op, RankedTensorType x, RankedTensorType y,
+                                   int64_t groupSize, bool gather) {
+  if (groupSize < 1)
+    return op->emitOpError("group_size must be at least 1, got ") << groupSize;
+  if (x.getRank() < 1)
+    return op->emitOpError("needs a tensor of rank >= 1 (it splits or joins dim 0), got ") << x;
+  int64_t d0 = x.getDimSize(0), want;
+  if (gather) {
+    if (d0 > std::numeric_limits<int64_t>::max() / groupSize)
+      return op->emitOpError("dim 0 times group_size overflows int64");
+    want = d0 * groupSize;
+  } else {
+    if (d0 % groupSize != 0)
+      return op->emitOpError("dim 0 (") << d0 << ") is not divisible by group_size (" << groupSize
+                                        << ")";
+    want = d0 / groupSize;
+  }
+  SmallVector<int64_t> shape(x.getShape());
+  shape[0] = want;
+  auto expected = RankedTensorType::get(shape, x.getElementType());
+  if (y != expected)
+    return op->emitOpError("result type must be ") << expected << ", got " << y;
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  return checkGroupDim(*this, getX().getType(), getY().getType(), getGroupSize(), true);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return checkGroupDim(*this, getX().getType(), getY().getType(), getGroupSize(), false);
+}
+
+LogicalResult BroadcastOp::verify() {
+  int64_t root = static_cast<int64_t>(getRoot());   // (I64Attr reads back unsigned)
+  if (root < 0)
+    return emitOpError("root must be a rank (>= 0), got ") << root;
+  return success();
+}

@@ -21,7 +21,7 @@ Public API:
     emit.py           IR helpers shared by the rules
 """
 # The built-in rules register first, so that a later register_bprop overrides them.
-from . import bprop_array, bprop_math, bprop_nn, bprop_other  # noqa: F401
+from . import bprop_array, bprop_comm, bprop_math, bprop_nn, bprop_other  # noqa: F401
 from .activity import AutodiffError  # noqa: F401
 from .autodiff import VJP, build_grad_function, run_autodiff, vjp_functions  # noqa: F401
 from .registry import (differentiable_ops, get_bprop, needs_grad,  # noqa: F401

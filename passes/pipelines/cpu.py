@@ -84,6 +84,7 @@ _BUFFERIZE = ",".join([_BUFFERIZE_HEAD, _BUFFERIZE_TAIL])
 # Shared tail of both LLVM lowerings: memrefs (bools widened first), control
 # flow, math (log1p kept for libm: accurate near 0), arith, funcs.
 _MEMREF_TO_LLVM = (
+    "msmlir-materialize-collectives,"       # MPI helper bodies (mindir collectives)
     "msmlir-widen-bool-memrefs,"
     "finalize-memref-to-llvm,"
     "convert-scf-to-cf,"

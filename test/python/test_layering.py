@@ -27,7 +27,7 @@ LAYERS = [
     (4, ["msmlir.frontend"]),
     (5, ["msmlir.autodiff", "msmlir.numpy", "msmlir.kernel"]),
     (6, ["msmlir.common", "msmlir.nn", "msmlir.train", "msmlir.dataset", "msmlir.tools",
-         "msmlir"]),
+         "msmlir.communication", "msmlir"]),
 ]
 __doc__ += "\n".join(f"  L{n}: {', '.join(p)}" for n, p in LAYERS)
 

@@ -28,7 +28,8 @@ def check_tensor_size(shape, elem, what: str) -> None:
     if n > MAX_TENSOR_BYTES:
         raise LoweringError(f"{what} of shape {list(shape)} would need more than 2^63 bytes")
 
-_MODULES = ["elementwise", "reduction", "linalg_ops", "nn", "shape", "creation", "host", "sort"]
+_MODULES = ["elementwise", "reduction", "linalg_ops", "nn", "shape", "creation", "host", "sort",
+            "collectives"]
 
 
 def lowering(*names):

@@ -4,7 +4,7 @@ The enums are generated from dialects/*.td (`-gen-python-enum-bindings`) as
 IntEnums whose `str()` is the case name:
 
 * mindir: `PadMode` (valid, same, pad), `GeluApproximate` (tanh, none),
-  `DataFormat` (NCHW, NHWC);
+  `DataFormat` (NCHW, NHWC), `ReduceOp` (sum, max, min, prod: collectives);
 * mskernel: `KernelTarget` (cpu, gpu, ascend), `FusionKind` (compute, elemwise,
   broadcast, reduce, matmul, conv, opaque), `MemoryScope`.
 
@@ -20,16 +20,18 @@ from enum import IntEnum
 
 from mlir import ir
 
-from ._mindir_enum_gen import DataFormat, GeluApproximate, PadMode
+from ._mindir_enum_gen import DataFormat, GeluApproximate, PadMode, ReduceOp
 from ._mskernel_enum_gen import FusionKind, KernelTarget, MemoryScope
 
 __all__ = ["enum_case", "enum_name", "is_enum_attr", "PadMode", "GeluApproximate", "DataFormat",
+           "ReduceOp",
            "KernelTarget", "FusionKind", "MemoryScope"]
 
 # `#dialect.mnemonic<case>` (the pretty form of our EnumAttrs).
 _ENUM_ATTR = re.compile(r"#\w+\.\w+<(\w+)>")
 # One attribute of each enum attribute class, to collect their TypeIDs.
 _SAMPLES = ("#mindir.pad_mode<valid>", "#mindir.approximate<tanh>", "#mindir.data_format<NCHW>",
+            "#mindir.reduce_op<sum>",
             "#mskernel.target<cpu>", "#mskernel.kind<opaque>", "#mskernel.scope<global>")
 _typeids: list = []
 

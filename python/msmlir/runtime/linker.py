@@ -12,6 +12,8 @@ declares without a body must be one of:
   - a JIT Fallback host callback registered for this module,
   - a symbol of the MLIR runtime library (`memrefCopy`) or of LLVM's OpenMP
     runtime (`__kmpc_fork_call`, ... for threads > 1), loaded here RTLD_LOCAL,
+    or of the MPI library (`MPI_Allreduce`, `ompi_mpi_comm_world`, ... for
+    collectives) once msmlir.communication.init() started MPI (runtime/mpi.py),
   - a libm function (the `math` lowering's calls), or one of the few libc
     allocation/memory functions the lowering emits.
 Anything else is an `UnresolvedSymbolError` before any code exists.
@@ -118,6 +120,22 @@ def _libomp():
     return _library("omp", libomp_path(), "__kmpc_fork_call")
 
 
+# MLIR 22's MPI lowering names OpenMPI's predefined reduction ops
+# `ompi_mpi_sum`, ...; OpenMPI's mpi.h (and libmpi) call them
+# `ompi_mpi_op_sum`, ... (docs/known-issues.md).
+MPI_ALIASES = {f"ompi_mpi_{op}": f"ompi_mpi_op_{op}" for op in ("sum", "max", "min", "prod")}
+
+
+def _libmpi():
+    """libmpi (collectives), once msmlir.communication.init() has started MPI."""
+    from . import mpi
+    if not mpi.initialized():
+        raise UnresolvedSymbolError(
+            "this graph has collectives (all_reduce, all_gather, ...): call "
+            "msmlir.communication.init() before compiling it (and run under mpirun)")
+    return _library("mpi", mpi.library_path(), "MPI_Allreduce")
+
+
 def _libraries(name: str):
     """The libraries a compiled module may call `name` from, in lookup order,
     each loaded on first need (libmlir_c_runner_utils.so brings libMLIR.so
@@ -125,6 +143,8 @@ def _libraries(name: str):
     yield _library("m", ctypes.util.find_library("m"), "cos")
     if name.startswith(("__kmpc_", "omp_")):
         yield _libomp()
+    if name.startswith(("MPI_", "ompi_")):
+        yield _libmpi()
     yield _library("c_runner_utils", str(RUNTIME_LIB_DIR / "libmlir_c_runner_utils.so"),
                    "memrefCopy")
 
@@ -181,7 +201,7 @@ def resolve(names, provided: dict[str, int] | None = None) -> dict[str, int]:
             addr = _address(libc, name)
         if addr is None:
             for lib in _libraries(name):
-                addr = _address(lib, name)
+                addr = _address(lib, MPI_ALIASES.get(name, name))
                 if addr is not None:
                     break
         if addr is None:
@@ -192,5 +212,6 @@ def resolve(names, provided: dict[str, int] | None = None) -> dict[str, int]:
         raise UnresolvedSymbolError(
             "the compiled module calls external function(s) msmlir does not provide: "
             + ", ".join(f"@{n}" for n in missing)
-            + " (only the MLIR runtime, libm and libc's memory functions can be called)")
+            + " (only the MLIR, OpenMP and MPI runtimes, libm and libc's memory functions "
+              "can be called)")
     return out
