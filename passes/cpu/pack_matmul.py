@@ -280,6 +280,12 @@ class _Text:
             self.head.append(f"    {name} = arith.constant {x} : index")
         return self.consts[x]
 
+    def end_loop(self, value: str, type_: str) -> None:
+        """`scf.yield value` and the closing brace of the innermost region."""
+        self.e(f"scf.yield {value} : {type_}")
+        self.ind -= 1
+        self.e("}")
+
     def bin(self, op: str, a: str, b: str) -> str:
         r = self.v()
         self.e(f"{r} = arith.{op} {a}, {b} : index")
@@ -487,9 +493,7 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             f"affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], "
             f"iterator_types = [\"parallel\", \"parallel\", \"reduction\"], kind = #vector.kind<add>}} "
             f"{va}, {vb}, {av} : {_vt((kt, MR))}, {_vt((kt, NR))} into {VT}")
-        T.e(f"scf.yield {r} : {VT}")
-        T.ind -= 1
-        T.e("}")
+        T.end_loop(r, VT)
 
         def store(inb: bool) -> str:
             out = epilogue(acc, row, col, inb) if lastk and chain else acc
@@ -498,12 +502,8 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                 f"{{in_bounds = [{str(inb).lower()}, {str(inb).lower()}]}} : {VT}, {ctype}")
             return w
         w = branched(ctype, store)
-        T.e(f"scf.yield {w} : {ctype}")
-        T.ind -= 1
-        T.e("}")
-        T.e(f"scf.yield {rj} : {ctype}")
-        T.ind -= 1
-        T.e("}")
+        T.end_loop(w, ctype)
+        T.end_loop(rj, ctype)
         return ri
 
     def blocks(cur: str, ctype: str, i_lo: int | str, i_n: int, j_lo: int | str, j_n: int, bm: int, bn: int,
@@ -527,18 +527,12 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                 f"iter_args({t2} = {x}) -> ({ctype}) {{")
             T.ind += 1
             y = tiles(kb, False, False, t2, ctype, ib, jb, bm, bn, roff, coff)
-            T.e(f"scf.yield {y} : {ctype}")
-            T.ind -= 1
-            T.e("}")
+            T.end_loop(y, ctype)
             x = rk
         if nkb > 1:
             x = tiles(T.c((nkb - 1) * tk), False, True, x, ctype, ib, jb, bm, bn, roff, coff)
-        T.e(f"scf.yield {x} : {ctype}")
-        T.ind -= 1
-        T.e("}")
-        T.e(f"scf.yield {r_jb} : {ctype}")
-        T.ind -= 1
-        T.e("}")
+        T.end_loop(x, ctype)
+        T.end_loop(r_jb, ctype)
         return r_ib
 
     par = threads > 1 and 2 * m * n * k >= PARALLEL_MIN_FLOPS
