@@ -22,11 +22,34 @@ class ReduceOp:
     PROD = "prod"
 
 
+_MAX_RANK = 8
+_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
+
+
 def _operand(x, what: str):
     t = to_tensor(x)
     if str(t.dtype) not in _COMM_DTYPES:
         _b.error(f"{what}: tensors of {', '.join(_COMM_DTYPES)} only, got {t.dtype}")
     return t
+
+
+def _check_ranks_agree(t, what: str, extra: int = 0) -> None:
+    """Every rank must call the same collective on the same dtype and shape
+    (else MPI would read past buffers or wait forever): at trace time the
+    ranks exchange (op, dtype, shape) and a mismatch is an error at the user's
+    line on every rank, naming each rank's tensor."""
+    if not _mpi.initialized() or _mpi.size() == 1:
+        return
+    if t.ndim > _MAX_RANK:
+        _b.error(f"{what}: tensors of rank <= {_MAX_RANK} only, got rank {t.ndim}")
+    code = [_COLLECTIVES.index(what), _COMM_DTYPES.index(str(t.dtype)), extra, t.ndim]
+    mine = code + list(t.shape) + [-1] * (_MAX_RANK - t.ndim)
+    everyone = _mpi.allgather_ints(mine)
+    if any(row != everyone[0] for row in everyone):
+        def show(row):
+            return f"{_COMM_DTYPES[row[1]]}{row[4:4 + row[3]]}"
+        ranks = "; ".join(f"rank {r}: {show(row)}" for r, row in enumerate(everyone))
+        _b.error(f"{what}: the ranks do not call it on the same tensor type ({ranks})")
 
 
 def _reduction(op, what):
@@ -47,7 +70,9 @@ def all_reduce(x, op=ReduceOp.SUM):
     """Element-wise `op` (sum, max, min, prod) of x over all ranks, on every rank."""
     t = _operand(x, "all_reduce")
     _group_size("all_reduce")
-    return emit(mindir.AllReduceOp, t.value, op=_reduction(op, "all_reduce"))
+    how = _reduction(op, "all_reduce")
+    _check_ranks_agree(t, "all_reduce", int(how))
+    return emit(mindir.AllReduceOp, t.value, op=how)
 
 
 @primitive
@@ -57,6 +82,7 @@ def all_gather(x):
     n = _group_size("all_gather")
     if t.ndim < 1:
         _b.error("all_gather: needs a tensor of rank >= 1 (it joins dim 0)")
+    _check_ranks_agree(t, "all_gather")
     shape = [t.shape[0] * n] + list(t.shape[1:])
     return emit(mindir.AllGatherOp, _b.tensor_type(shape, t.dtype), t.value, _b.i64_attr(n))
 
@@ -66,12 +92,14 @@ def reduce_scatter(x, op=ReduceOp.SUM):
     """`op` of x over all ranks; rank r keeps the r-th of N equal slices of dim 0."""
     t = _operand(x, "reduce_scatter")
     n = _group_size("reduce_scatter")
+    how = _reduction(op, "reduce_scatter")
+    _check_ranks_agree(t, "reduce_scatter", int(how))
     if t.ndim < 1 or t.shape[0] % n:
         _b.error(f"reduce_scatter: dim 0 of a {list(t.shape)} tensor is not divisible by the "
                  f"{n} ranks")
     shape = [t.shape[0] // n] + list(t.shape[1:])
     return emit(mindir.ReduceScatterOp, _b.tensor_type(shape, t.dtype), t.value, _b.i64_attr(n),
-                op=_reduction(op, "reduce_scatter"))
+                op=how)
 
 
 @primitive
@@ -80,4 +108,5 @@ def broadcast(x, root=0):
     t = _operand(x, "broadcast")
     if not 0 <= int(root) < _group_size("broadcast"):
         _b.error(f"broadcast: root {root} is not a rank of the {_mpi.size()} processes")
+    _check_ranks_agree(t, "broadcast", int(root))
     return emit(mindir.BroadcastOp, t.value, root=_b.i64_attr(int(root)))

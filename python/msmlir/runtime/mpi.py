@@ -112,6 +112,24 @@ def size() -> int:
     return _STATE["size"]
 
 
+def allgather_ints(values: list[int]) -> list[list[int]]:
+    """Every rank's `values` (the same count on each rank), in rank order:
+    MPI_Allgather of int64s, for checks that the ranks agree."""
+    import numpy as np
+    lib = _STATE["lib"]
+    if lib is None:
+        raise MPIError("MPI is not initialized: call msmlir.communication.init() first")
+    send = np.asarray(values, dtype=np.int64)
+    recv = np.zeros((_STATE["size"], send.size), dtype=np.int64)
+    i64 = ctypes.c_void_p(ctypes.addressof(ctypes.c_char.in_dll(lib, "ompi_mpi_int64_t")))
+    rc = lib.MPI_Allgather(send.ctypes.data_as(ctypes.c_void_p), ctypes.c_int(send.size), i64,
+                           recv.ctypes.data_as(ctypes.c_void_p), ctypes.c_int(send.size), i64,
+                           _comm_world(lib))
+    if rc != 0:
+        raise MPIError(f"MPI_Allgather failed ({rc})")
+    return recv.tolist()
+
+
 def barrier() -> None:
     lib = _STATE["lib"]
     if lib is None:

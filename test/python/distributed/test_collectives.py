@@ -106,3 +106,23 @@ def test_launcher_command():
     assert cmd[cmd.index("--timeout") + 1] == "50"
     with pytest.raises(SystemExit):
         main(["--nproc", "0", "x.py"])
+
+
+def test_ranks_with_different_shapes_are_diagnosed():
+    # rank 1's batch is larger: every rank gets a CompileError naming both tensors
+    r = run_ranks("""
+    import numpy as np
+    import msmlir
+    from msmlir import communication as comm
+    from msmlir.ops import comm as C
+    comm.init()
+    x = np.ones((4 + comm.get_rank(), 3), np.float32)
+    try:
+        C.all_reduce(x)
+    except msmlir.CompileError as e:
+        print("diagnosed", comm.get_rank(), str(e).replace(" ", "_"))
+    """, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    assert len([l for l in lines if l.startswith("diagnosed")]) == 2, r.stdout
+    assert "rank_0:_float32[4,_3];_rank_1:_float32[5,_3]" in r.stdout
