@@ -95,6 +95,7 @@ _PASS_MODULES = [
     "msmlir.passes.poly",
     "msmlir.passes.pipelines",
     "msmlir.passes.gpu",
+    "msmlir.passes.ascend",
 ]
 _loaded = False
 

@@ -21,7 +21,7 @@ SOURCES = {"msmlir": ROOT / "python" / "msmlir", "msmlir.passes": ROOT / "passes
 LAYERS = [
     (0, ["msmlir._native", "msmlir.dtype", "msmlir.diagnostics", "msmlir.errors", "msmlir.pytree",
          "msmlir.arraylike", "msmlir.seed", "msmlir.providers", "msmlir.ir", "msmlir.dialects"]),
-    (1, ["msmlir.passes", "msmlir.runtime", "msmlir.compiler", "msmlir.gpu"]),
+    (1, ["msmlir.passes", "msmlir.runtime", "msmlir.compiler", "msmlir.ascend", "msmlir.gpu"]),
     (2, ["msmlir.frontend.builder", "msmlir.frontend.values", "msmlir.frontend.trace"]),
     (3, ["msmlir.ops"]),
     (4, ["msmlir.frontend"]),

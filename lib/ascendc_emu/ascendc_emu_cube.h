@@ -1,0 +1,135 @@
+// Ascend C CPU emulation, cube part (included by kernel_operator.h): GM -> L1
+// with ND -> NZ conversion, L1 -> L0A/L0B (LoadData), Mmad into L0C, Fixpipe
+// L0C -> GM with NZ -> ND conversion.
+//
+// Layouts as this emulator models them (f32/f16; C0 = 32 bytes / element size):
+//   L1 (A1/B1)  NZ: a [rows, cols] matrix in fractals of 16 rows x C0 columns;
+//               element (r, c) at ((c / C0) * dstNzC0Stride + r) * C0 + c % C0.
+//   L0A / L0B   zZ: the same fractals in row-major fractal order;
+//               element (r, c) at ((r / 16) * ceil(cols / C0) + c / C0) * 16 * C0
+//               + (r % 16) * C0 + c % C0. (On hardware L0B holds B's fractals
+//               transposed, nZ, via LoadData's transpose; not modelled.)
+//   L0C (CO1)   NZ with 16 x 16 fractals of f32: element (r, c) at
+//               ((c / 16) * ceil16(m) + r) * 16 + c % 16.
+// Mmad reads exactly m x k of A and k x n of B (padding is never read).
+#pragma once
+
+namespace AscendC {
+
+struct Nd2NzParams {
+  uint16_t ndNum = 1, nValue = 0, dValue = 0, srcNdMatrixStride = 0, srcDValue = 0, dstNzC0Stride = 0,
+           dstNzNStride = 1, dstNzMatrixStride = 0;
+  Nd2NzParams() = default;
+  Nd2NzParams(uint16_t nd, uint16_t n, uint16_t d, uint16_t sm, uint16_t sd, uint16_t c0s, uint16_t ns, uint16_t ms)
+      : ndNum(nd), nValue(n), dValue(d), srcNdMatrixStride(sm), srcDValue(sd), dstNzC0Stride(c0s), dstNzNStride(ns),
+        dstNzMatrixStride(ms) {}
+};
+
+// GM (ND, row pitch srcDValue) -> L1 (NZ): nValue rows x dValue columns.
+template <typename T>
+__aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p) {
+  const char* api = "DataCopy(GM->L1, Nd2NzParams)";
+  const uint64_t c0 = 32 / sizeof(T);
+  if (dst.hw() != emu::Hardware::L1) emu::fail(api, "ND->NZ copies go to L1 (A1/B1)");
+  if (p.ndNum != 1) emu::fail(api, "only ndNum = 1 is emulated");
+  if (p.dstNzC0Stride < p.nValue || p.dstNzC0Stride % 16)
+    emu::fail(api, "dstNzC0Stride " + std::to_string(p.dstNzC0Stride) + " must be >= nValue and a multiple of 16");
+  const uint64_t need = (p.dValue + c0 - 1) / c0 * p.dstNzC0Stride * c0;
+  dst.check_access(api, need, true);
+  for (uint64_t r = 0; r < p.nValue; ++r) {
+    src.check(r * p.srcDValue, p.dValue, api);
+    for (uint64_t c = 0; c < p.dValue; ++c)
+      dst.data()[((c / c0) * p.dstNzC0Stride + r) * c0 + c % c0] = src.GetPhyAddr()[r * p.srcDValue + c];
+  }
+  emu::count_copy(uint64_t(p.nValue) * p.dValue * sizeof(T));
+}
+
+struct LoadData2DParams {
+  uint16_t startIndex = 0; uint8_t repeatTimes = 0; uint16_t srcStride = 0; uint8_t sid = 0; uint16_t dstGap = 0;
+  bool ifTranspose = false; uint8_t addrMode = 0;
+  LoadData2DParams() = default;
+  LoadData2DParams(uint16_t s, uint8_t r, uint16_t ss, uint8_t sid_, uint16_t g, bool t, uint8_t a)
+      : startIndex(s), repeatTimes(r), srcStride(ss), sid(sid_), dstGap(g), ifTranspose(t), addrMode(a) {}
+};
+
+// L1 -> L0A / L0B: repeatTimes fractals (512 bytes each), the i-th read at
+// fractal startIndex + i * srcStride, written one after another (dstGap
+// fractals between them).
+template <typename T>
+__aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& p) {
+  const char* api = "LoadData(L1->L0)";
+  const uint64_t f = 512 / sizeof(T);
+  if (src.hw() != emu::Hardware::L1) emu::fail(api, "source must be in L1 (A1/B1)");
+  if (dst.hw() != emu::Hardware::L0A && dst.hw() != emu::Hardware::L0B) emu::fail(api, "destination must be L0A or L0B");
+  if (p.ifTranspose) emu::fail(api, "ifTranspose is not emulated");
+  if (p.repeatTimes == 0) emu::fail(api, "repeatTimes is 0");
+  for (uint64_t i = 0; i < p.repeatTimes; ++i) {
+    LocalTensor<T> s = src[(p.startIndex + i * p.srcStride) * f];
+    LocalTensor<T> d = dst[i * (1 + p.dstGap) * f];
+    s.check_access(api, f, true);
+    d.check_access(api, f, true);
+    std::memcpy(d.raw(), s.raw(), 512);
+  }
+  emu::count_copy(uint64_t(p.repeatTimes) * 512);
+}
+
+struct MmadParams {
+  uint16_t m = 0, n = 0, k = 0; bool isBias = false; int32_t fmOffset = 0; bool enSsparse = false,
+  enWinogradA = false, enWinogradB = false; uint8_t unitFlag = 0; bool kDirectionAlign = false,
+  cmatrixSource = false, cmatrixInitVal = true;
+  MmadParams() = default;
+  MmadParams(uint16_t m_, uint16_t n_, uint16_t k_, bool b, int32_t fo, bool s, bool wa, bool wb)
+      : m(m_), n(n_), k(k_), isBias(b), fmOffset(fo), enSsparse(s), enWinogradA(wa), enWinogradB(wb) {}
+};
+
+// c (L0C, NZ 16x16) [+]= a (L0A, zZ m x k) * b (L0B, zZ k x n); cmatrixInitVal: c = a*b.
+template <typename TC, typename TA>
+__aicore__ inline void Mmad(const LocalTensor<TC>& c, const LocalTensor<TA>& a, const LocalTensor<TA>& b,
+                            const MmadParams& p) {
+  const char* api = "Mmad";
+  if (a.hw() != emu::Hardware::L0A) emu::fail(api, "A must be in L0A (A2)");
+  if (b.hw() != emu::Hardware::L0B) emu::fail(api, "B must be in L0B (B2)");
+  if (c.hw() != emu::Hardware::L0C) emu::fail(api, "C must be in L0C (CO1)");
+  if (p.m == 0 || p.n == 0 || p.k == 0) emu::fail(api, "m, n and k must be > 0");
+  const uint64_t c0 = 32 / sizeof(TA);
+  const uint64_t m16 = (p.m + 15) / 16 * 16, n16 = (p.n + 15) / 16 * 16;
+  const uint64_t ka = (p.k + c0 - 1) / c0, nb = (p.n + c0 - 1) / c0;
+  a.check_access(api, m16 * ka * c0, true);
+  b.check_access(api, (p.k + 15) / 16 * 16 * nb * c0, true);
+  c.check_access(api, m16 * n16, true);
+  auto at = [&](uint64_t r, uint64_t q) { return a.data()[((r / 16) * ka + q / c0) * 16 * c0 + (r % 16) * c0 + q % c0]; };
+  auto bt = [&](uint64_t r, uint64_t q) { return b.data()[((r / 16) * nb + q / c0) * 16 * c0 + (r % 16) * c0 + q % c0]; };
+  TC* out = c.data();
+  for (uint64_t i = 0; i < p.m; ++i)
+    for (uint64_t j = 0; j < p.n; ++j) {
+      TC s = 0;
+      for (uint64_t q = 0; q < p.k; ++q) s += TC(at(i, q)) * TC(bt(q, j));
+      TC& o = out[((j / 16) * m16 + i) * 16 + j % 16];
+      o = p.cmatrixInitVal ? s : o + s;
+    }
+  emu::counters()[emu::kMmad] += 1;
+  emu::counters()[emu::kMmadMacs] += uint64_t(p.m) * p.n * p.k;
+}
+
+struct FixpipeParamsV220 {
+  uint16_t nSize = 0, mSize = 0, srcStride = 0; uint32_t dstStride = 0; bool nz2ndEn = true;
+  FixpipeParamsV220() = default;
+  FixpipeParamsV220(uint16_t n, uint16_t m, uint16_t ss, uint32_t ds, bool nz) : nSize(n), mSize(m), srcStride(ss), dstStride(ds), nz2ndEn(nz) {}
+};
+// L0C (NZ, srcStride = rows of the NZ matrix) -> GM (ND, row pitch dstStride elements).
+template <typename T>
+__aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const FixpipeParamsV220& p) {
+  const char* api = "Fixpipe(L0C->GM)";
+  if (src.hw() != emu::Hardware::L0C) emu::fail(api, "source must be in L0C (CO1)");
+  if (!p.nz2ndEn) emu::fail(api, "only nz2ndEn = true is emulated");
+  if (p.srcStride < p.mSize || p.srcStride % 16) emu::fail(api, "srcStride must be >= mSize and a multiple of 16");
+  src.check_access(api, uint64_t(p.srcStride) * ((p.nSize + 15) / 16 * 16), true);
+  for (uint64_t i = 0; i < p.mSize; ++i) {
+    dst.check(i * p.dstStride, p.nSize, api);
+    for (uint64_t j = 0; j < p.nSize; ++j)
+      dst.GetPhyAddr()[i * p.dstStride + j] = src.data()[((j / 16) * p.srcStride + i) * 16 + j % 16];
+  }
+  emu::count_copy(uint64_t(p.mSize) * p.nSize * sizeof(T));
+}
+
+}  // namespace AscendC

@@ -1,0 +1,20 @@
+"""The Ascend target: outlined kernels -> Ascend C (CANN custom-operator layout).
+
+    plan.py             kernel analysis: roles of the values (full/row/col/scalar),
+                        the split into rows, the Plan data model
+    vector.py           vector kernels: linalg bodies -> Ascend C vector
+                        instructions, UB slots by liveness, tiles from the UB budget;
+                        last-axis (row) and first-axis (column) reductions; i1 as
+                        f32 masks (Compare/Select), i32 inputs as f32 images
+    cube.py             matmul kernels on the cube unit: GM -> L1 (ND -> NZ), L0A/L0B,
+                        Mmad into L0C, Fixpipe to GM
+    group.py            matmul kernels with transposed operands / epilogues: a group
+                        of kernels (transpose, cube, vector epilogue) over GM workspaces
+    scalar.py           the scalar fallback: any other kernel (convolutions, pooling,
+                        mixed-axis reductions, pads) as scalar loops over GM, one core
+    emit.py             Ascend C kernel, host tiling, launch stub, project layout
+    cost.py             per-kernel report and the cost model
+    lower_to_ascend.py  mskernel-lower-to-ascend: the pass
+    pipeline.py         msmlir-ascend-pipeline{soc=...}
+"""
+from . import lower_to_ascend, pipeline  # noqa: F401  (register the pass and the pipeline)

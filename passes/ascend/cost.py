@@ -1,0 +1,168 @@
+"""Per-kernel report and cost model of a planned Ascend kernel (no pass).
+
+The model (a basis for choosing tile sizes, not a measurement; the figures
+are assumptions for a 910B-class core, in core cycles):
+
+  MTE (GM <-> UB/L1)   DMA_LATENCY cycles per DataCopy call + bytes / MTE_BYTES
+                       (per core, all cores streaming at once)
+  vector unit          per instruction ISSUE cycles + ceil(bytes / VECTOR_BYTES)
+                       repeats (256 bytes = 64 f32 lanes per repeat), x SLOW for
+                       transcendental / division instructions; per-row loops pay
+                       one instruction per row, plus SCALAR cycles per
+                       GetValue/SetValue
+  cube unit            m * n * k / CUBE_MACS cycles per Mmad (f32)
+
+A tile costs mte2 (its input copies), vec and mte3 (its output copies). With
+double buffering (queues of depth 2) the three pipes overlap across tiles:
+cycles = mte2 + vec + mte3 of the first tile + (tiles - 1) * max(mte2, vec,
+mte3); without: tiles * (mte2 + vec + mte3). The kernel's estimate is the
+busiest core's (tiles_per_core tiles, all of full size).
+"""
+from __future__ import annotations
+
+import math
+
+from .plan import F32, Plan, align_up
+
+MTE_BYTES = 32
+DMA_LATENCY = 300
+VECTOR_BYTES = 256
+ISSUE = 8
+SLOW = 4
+SCALAR = 20
+CUBE_MACS = 1024
+_SLOW_OPS = {"Exp", "Ln", "Tanh", "Erf", "Div", "Sqrt", "Rsqrt", "Reciprocal", "Log1p", "Sin", "Cos"}
+
+
+def _vec_cycles(api: str, elems: int) -> int:
+    c = ISSUE + math.ceil(elems * F32 / VECTOR_BYTES)
+    return c * SLOW if api in _SLOW_OPS else c
+
+
+def estimate(plan: Plan) -> dict:
+    if plan.cube is not None:
+        return _cube_estimate(plan)
+    if plan.transpose is not None:
+        return _transpose_estimate(plan)
+    if plan.scalar is not None:
+        return {"cycles": int(plan.scalar["accesses"] * SCALAR), "mte2_per_tile": 0, "vector_per_tile": 0,
+                "mte3_per_tile": 0, "bound": "scalar fallback", "datacopy_calls": 0,
+                "vector_instructions_per_tile": 0}
+    t = plan.tiling
+    P = t.pitch
+    full, row = t.rb * P, align_up(t.rb)
+    fin = sum(1 for v, _ in plan.inputs if v is not None and v.kind == "input" and v.role == "full")
+    rin = sum(1 for v, _ in plan.inputs if v is not None and v.kind == "input" and v.role == "row")
+    fout = sum(1 for v, _ in plan.outputs if v.role == "full")
+    rout = len(plan.outputs) - fout
+    cout = sum(1 for v, _ in plan.outputs if v.role == "col")
+    rout -= cout
+    col_mode = plan.mode == "col"
+    copies_in = fin + rin + (len(plan.cols) if t.nct > 1 and not col_mode else 0)
+    copies_out = fout + rout
+    in_bytes = (fin * t.rb * t.cb + rin * t.rb + (len(plan.cols) * t.cb if t.nct > 1 else 0)) * F32
+    out_bytes = (fout * t.rb * t.cb + rout * t.rb) * F32
+    mte2 = copies_in * DMA_LATENCY + in_bytes // MTE_BYTES
+    mte3 = copies_out * DMA_LATENCY + out_bytes // MTE_BYTES
+    vec = 0
+    for api, cls in plan.vec_ops:
+        if cls == "F":
+            vec += _vec_cycles(api, full)
+        elif cls == "R":
+            vec += _vec_cycles(api, row)
+        elif cls == "C":
+            vec += _vec_cycles(api, P)
+        else:                                   # per-row loop
+            vec += t.rb * _vec_cycles(api, P)
+    vec += plan.scalar_ops * t.rb * SCALAR
+    n = t.tiles_per_core
+    if col_mode:                       # every column chunk streams all its row tiles
+        row_tiles = -(-t.R // t.rb)
+        n *= row_tiles
+    if plan.double_buffer:
+        cycles = mte2 + vec + mte3 + (n - 1) * max(mte2, vec, mte3)
+    else:
+        cycles = n * (mte2 + vec + mte3)
+    if col_mode:
+        local = sum(x.startswith("DataCopy(") for x in plan.finish)      # accumulator -> VECOUT
+        datacopies = t.tiles * (-(-t.R // t.rb) * (copies_in + copies_out) + len(plan.cols) + cout + local)
+    else:
+        datacopies = t.tiles * (copies_in + copies_out) + t.block_dim * (len(plan.cols) if t.nct == 1 else 0)
+    bound = max((mte2, "MTE2 (GM->UB)"), (vec, "vector"), (mte3, "MTE3 (UB->GM)"))[1]
+    return {"cycles": int(cycles), "mte2_per_tile": int(mte2), "vector_per_tile": int(vec),
+            "mte3_per_tile": int(mte3), "bound": bound, "datacopy_calls": int(datacopies),
+            "vector_instructions_per_tile": len(plan.vec_ops)}
+
+
+def report(plan: Plan) -> dict:
+    """The per-kernel report: memory per level, double buffering, DataCopy
+    calls, cost-model estimate."""
+    if plan.parts is not None:
+        return _group_report(plan)
+    est = estimate(plan)
+    out = {"kernel": plan.kernel, "function": plan.func, "kind": plan.kind, "soc": plan.soc,
+           "ub_bytes": plan.ub_bytes, "l1_bytes": 0, "l0a_bytes": 0, "l0b_bytes": 0, "l0c_bytes": 0,
+           "double_buffer": plan.double_buffer}
+    if plan.cube is not None:
+        out.update({k: plan.cube[k] for k in ("l1_bytes", "l0a_bytes", "l0b_bytes", "l0c_bytes")})
+        out.update({"block_dim": plan.cube["tiling"]["blockDim"], "tiles": plan.cube["tiles"],
+                    "tile": plan.cube["tile"]})
+    elif plan.scalar is not None:
+        out.update({"block_dim": 1, "tiles": 1, "tile": "scalar", "fallback_reason": plan.scalar["reason"]})
+    elif plan.transpose is not None:
+        out.update({"block_dim": plan.transpose["tiling"]["blockDim"], "tiles": plan.transpose["tiles"],
+                    "tile": plan.transpose["tile"]})
+    else:
+        t = plan.tiling
+        out.update({"block_dim": t.block_dim, "tiles": t.tiles, "tile": f"{t.rb}x{t.cb}"})
+    out.update(est)
+    return out
+
+
+def format_report(r: dict) -> str:
+    return (f"{r['kernel']}: soc={r['soc']} blockDim={r['block_dim']} tiles={r['tiles']} tile={r['tile']} "
+            f"UB={r['ub_bytes']}B L1={r['l1_bytes']}B L0A={r['l0a_bytes']}B L0B={r['l0b_bytes']}B "
+            f"L0C={r['l0c_bytes']}B double-buffer={'on' if r['double_buffer'] else 'off'} "
+            f"DataCopy={r['datacopy_calls']} est-cycles={r['cycles']} ({r['bound']}-bound)")
+
+
+def _cube_estimate(plan: Plan) -> dict:
+    t = plan.cube["tiling"]
+    bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
+    ksteps = -(-t["K"] // bk)
+    per_k = 2 * DMA_LATENCY + (bm * bk + bk * bn) * F32 // MTE_BYTES + math.ceil(bm * bn * bk / CUBE_MACS)
+    per_tile = ksteps * per_k + DMA_LATENCY + bm * bn * F32 // MTE_BYTES
+    copies = t["tileNum"] * (ksteps * (2 + -(-bm // 16) + -(-bk // 16)) + 1)
+    return {"cycles": int(t["tilesPerCore"] * per_tile), "mte2_per_tile": 0, "vector_per_tile": 0,
+            "mte3_per_tile": 0, "bound": "cube+MTE (serial, queues of depth 1)",
+            "datacopy_calls": int(copies), "vector_instructions_per_tile": 0}
+
+
+def _transpose_estimate(plan: Plan) -> dict:
+    t = plan.transpose["tiling"]
+    tr, C = t["tileRows"], t["cols"]
+    mte2 = DMA_LATENCY + tr * C * F32 // MTE_BYTES
+    vec = 2 * tr * C * SCALAR
+    mte3 = DMA_LATENCY + tr * C * F32 // MTE_BYTES
+    n = t["tilesPerCore"]
+    return {"cycles": int(mte2 + vec + mte3 + (n - 1) * max(mte2, vec, mte3)), "mte2_per_tile": mte2,
+            "vector_per_tile": vec, "mte3_per_tile": mte3, "bound": "scalar (element-wise transpose)",
+            "datacopy_calls": 2 * t["tileNum"], "vector_instructions_per_tile": 0}
+
+
+def _group_report(plan: Plan) -> dict:
+    """A group (group.py): its parts run one after the other; memory figures are
+    the largest part's, cycles and copies the sum."""
+    reps = [p.report or report(p) for p, _, _ in plan.parts]
+    out = {"kernel": plan.kernel, "function": plan.func, "kind": plan.kind, "soc": plan.soc,
+           "parts": [r["kernel"] for r in reps]}
+    for k in ("ub_bytes", "l1_bytes", "l0a_bytes", "l0b_bytes", "l0c_bytes", "block_dim"):
+        out[k] = max(r[k] for r in reps)
+    out["double_buffer"] = any(r["double_buffer"] for r in reps)
+    out["tiles"] = "+".join(str(r["tiles"]) for r in reps)
+    out["tile"] = "+".join(r["tile"] for r in reps)
+    out["cycles"] = sum(r["cycles"] for r in reps)
+    out["datacopy_calls"] = sum(r["datacopy_calls"] for r in reps)
+    out["bound"] = " then ".join(r["bound"] for r in reps)
+    out["vector_instructions_per_tile"] = sum(r["vector_instructions_per_tile"] for r in reps)
+    return out

@@ -1,0 +1,145 @@
+"""mskernel-lower-to-ascend: each outlined kernel (linalg on tensors) -> Ascend C.
+
+Why: the Ascend target's kernels are Ascend C source (what a CANN user builds),
+not LLVM IR; this pass is where msmlir's kernel level meets the Ascend C
+programming model. For every kernel function (`mskernel.kind`) it plans the
+kernel (plan.py / vector.py / cube.py: roles of the values, UB/L1/L0 buffers,
+TQue double buffering, tiles from the UB budget, multi-core split), emits the
+Ascend C kernel, host tiling and launch stub (emit.py), and records on the
+function `mskernel.target = #mskernel.target<ascend>`, `ascend.kernel` (the
+kernel's symbol) and `ascend.report` (UB/L1/L0 bytes, double buffering,
+DataCopy calls, estimated cycles; cost.py), also reported as a remark.
+`emit-dir=DIR` writes the CANN custom-operator project (op_kernel/, op_host/,
+launch/, report.txt) there. The host graph is left as it is (it runs on the CPU).
+
+There is no intermediate `ascendc` dialect: the plan (a Python structure) is
+that level; see plan.py. A kernel the vector/cube planners cannot express
+becomes a scalar-loop Ascend C kernel (scalar.py), reported as `scalar
+fallback` with the reason; with `fallback=false` it is an error at the
+kernel function naming the reason. Nothing falls back to the CPU.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from ..common.diagnostics import emit_remark
+from ..registry import Option, PassFailure, register_pass
+
+NAME = "mskernel-lower-to-ascend"
+KERNEL_ATTR = "mskernel.kind"
+
+
+def kernel_symbol(func_name: str) -> str:
+    """The Ascend kernel's symbol for kernel function `func_name` (a C identifier)."""
+    base = func_name[4:] if func_name.startswith(("cpu_", "gpu_")) else func_name
+    if base.startswith("ascend_"):
+        return base
+    return "ascend_" + "".join(c if c.isalnum() or c == "_" else "_" for c in base)
+
+
+def kernel_funcs(module: ir.Operation):
+    for op in module.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "func.func" and KERNEL_ATTR in op.attributes and len(op.regions[0].blocks):
+            yield op
+
+
+def lower_module(module: ir.Operation, *, soc: str = "Ascend910B", cores: int = 0, tile_elems: int = 0,
+                 ub_scale: int = 1, fallback: bool = True, errors: list | None = None) -> list:
+    """Plans every kernel of `module`; returns the plans. A kernel that cannot be
+    planned is reported by `errors.append((func, message))` (raises
+    plan.Unsupported when `errors` is None)."""
+    from . import cost
+    from .plan import Unsupported
+    plans = []
+    for f in kernel_funcs(module):
+        name = ir.StringAttr(f.attributes["sym_name"]).value
+        try:
+            plan = plan_kernel(f, kernel_symbol(name), soc=soc, cores=cores, tile_elems=tile_elems,
+                               ub_scale=ub_scale, fallback=fallback)
+        except Unsupported as e:
+            if errors is None:
+                raise Unsupported(f"kernel @{name}: {e}") from None
+            errors.append((f, f"{NAME}: kernel @{name}: {e}"))
+            continue
+        for part, _, _ in plan.parts or []:
+            part.report = cost.report(part)
+        plan.report = cost.report(plan)
+        plans.append(plan)
+        with f.context:
+            f.attributes["mskernel.target"] = ir.Attribute.parse("#mskernel.target<ascend>")
+            f.attributes["ascend.kernel"] = ir.StringAttr.get(plan.kernel)
+            f.attributes["ascend.report"] = ir.StringAttr.get(cost.format_report(plan.report))
+    return plans
+
+
+def plan_kernel(fn: ir.Operation, kernel: str, *, soc: str = "Ascend910B", cores: int = 0,
+                tile_elems: int = 0, ub_scale: int = 1, fallback: bool = True) -> Plan:
+    """The plan of kernel function `fn` (raises Unsupported). `ub_scale` > 1
+    sizes tiles against a larger UB than the target has (a planted bug, for
+    the emulator's tests). `fallback`: a kernel the vector/cube planners cannot
+    express becomes a scalar-loop kernel (scalar.py) instead of an error."""
+    from dataclasses import replace
+
+    from ..common.linalg import matmul_info
+    from ..poly import targets
+    from . import cube, group, vector
+    from .plan import SOCS, Unsupported, _Planner
+    model = targets.make("ascend")
+    model = replace(model, ub=model.ub * ub_scale)
+    soc_cores = SOCS.get(soc)
+    if soc_cores is None:
+        raise Unsupported(f"unknown soc '{soc}' (one of {', '.join(SOCS)})")
+
+    def build_vector(f, name):
+        p = _Planner(f, name, model, cores or soc_cores[0], soc, tile_elems)
+        p.analyse()
+        return vector.build(p)
+
+    def structured():
+        body = [op.operation for op in fn.regions[0].blocks[0].operations]
+        if any(op.name == "linalg.matmul" or matmul_info(op) is not None for op in body):
+            try:
+                return cube.plan_matmul(fn, kernel, soc=soc, cores=cores or soc_cores[1], model=model)
+            except Unsupported:
+                return group.plan_group(fn, kernel, soc=soc, cores=(cores or soc_cores[0], cores or soc_cores[1]),
+                                        model=model, tile_elems=tile_elems, build_vector=build_vector)
+        return build_vector(fn, kernel)
+
+    try:
+        return structured()
+    except Unsupported as e:
+        if not fallback:
+            raise
+        from . import scalar
+        try:
+            return scalar.plan_scalar(fn, kernel, soc=soc, reason=str(e))
+        except Unsupported as e2:
+            raise Unsupported(f"{e}; the scalar fallback: {e2}") from None
+
+
+
+@register_pass(NAME, "outlined kernels (linalg on tensors) -> Ascend C kernels, host tiling and "
+                     "launch stubs (CANN custom-operator layout)",
+               options={"soc": Option(str, "Ascend910B", "target SoC (core counts; memory model of "
+                                                         "passes/poly/targets.py)"),
+                        "emit-dir": Option(str, "", "write the CANN custom-operator project here"),
+                        "tile-elems": Option(int, 0, "largest full tile in elements (0: from the UB "
+                                                     "budget only)"),
+                        "cores": Option(int, 0, "cores to split over (0: the SoC's)"),
+                        "fallback": Option(bool, True, "kernels the vector/cube planners cannot express "
+                                                       "become scalar-loop kernels (false: an error)")})
+def lower_to_ascend(module: ir.Operation, *, soc: str, emit_dir: str, tile_elems: int, cores: int,
+                    fallback: bool):
+    from . import cost, emit
+    errors: list = []
+    plans = lower_module(module, soc=soc, cores=cores, tile_elems=tile_elems, fallback=fallback, errors=errors)
+    for f, msg in errors:
+        f.location.emit_error(msg)
+    if errors:
+        raise PassFailure()
+    for plan in plans:
+        f = next(g for g in kernel_funcs(module) if ir.StringAttr(g.attributes["sym_name"]).value == plan.func)
+        emit_remark(f.location, f"{NAME}: {cost.format_report(plan.report)}")
+    if emit_dir:
+        emit.write_project(plans, emit_dir, {p.kernel: cost.format_report(p.report) for p in plans})

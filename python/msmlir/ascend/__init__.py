@@ -1,0 +1,226 @@
+"""msmlir's Ascend target from Python: compile a mindir function's kernels to
+Ascend C and run them on the CPU emulation of the Ascend C API.
+
+    prog = msmlir.ascend.compile(mindir_text)          # or an ir.Module
+    outs = prog.call("f", x, w)                        # the host graph, kernels emulated
+    prog.kernels["<kernel function>"].source           # the emitted Ascend C
+    print(prog.report())                               # UB/L1/L0, DataCopy, cycles
+    prog.write_project("out/")                         # CANN op_host/ op_kernel/ layout
+
+The kernels run on an emulation (lib/ascendc_emu, built with g++), not on an
+NPU: a one-time AscendEmulationWarning says so. The host graph (kernel calls,
+constants, reshapes) is interpreted in Python with numpy.
+
+For the frontend (`set_context(device_target="Ascend")`): compile the graph's
+mindir module with `compile(module_text, soc=...)` instead of
+msmlir.compiler.compile_mlir and call `prog.call(name, *arrays)`; the results
+are numpy arrays in the function's result order.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .emulator import AscendEmulationError, EmulatedKernel, build
+
+__all__ = ["compile", "AscendProgram", "AscendKernel", "AscendEmulationError", "AscendEmulationWarning",
+           "compile_kernel"]
+
+
+class AscendEmulationWarning(UserWarning):
+    """Said once per process: Ascend kernels run on msmlir's CPU emulation, not an NPU."""
+
+
+_WARNED = False
+
+
+def _say_emulation():
+    global _WARNED
+    if not _WARNED:
+        _WARNED = True
+        warnings.warn("msmlir Ascend target: kernels are Ascend C compiled against msmlir's CPU emulation "
+                      "of the Ascend C API (lib/ascendc_emu) and run on the host CPU; this is emulation, "
+                      "not an NPU", AscendEmulationWarning, stacklevel=3)
+
+
+class AscendKernel:
+    """One kernel: its plan, emitted sources, report and emulated build."""
+
+    def __init__(self, plan, bug: str = ""):
+        from msmlir.passes.ascend import emit
+        self.plan = plan
+        self.name = plan.kernel
+        self.function = plan.func
+        self.bug = bug
+        self.sources = emit.sources(plan, bug)
+        self.parts = [AscendKernel(p, bug) for p, _, _ in plan.parts] if plan.parts else []
+        self.source = ("\n".join(k.source for k in self.parts) if self.parts
+                       else self.sources[f"op_kernel/{plan.kernel}.cpp"])
+        self.report = dict(plan.report or {})
+        self._emu: EmulatedKernel | None = None
+
+    def build(self) -> EmulatedKernel:
+        if self.parts:
+            for k in self.parts:
+                k.build()
+            return None
+        if self._emu is None:
+            from msmlir.passes.ascend import emit
+            p = self.plan
+            n_args = len(p.inputs) + len(p.outputs) + 2
+            path = build(p.kernel, self.source, emit.emulator_tiling(p), n_args)
+            vals = list(emit.tiling_values(p).values())
+            self._emu = EmulatedKernel(p.kernel, path, p.shapes["in"], p.shapes["out"], vals,
+                                       emit.tiling_values(p)["blockDim"], p.shapes.get("in_dtypes"),
+                                       p.shapes.get("out_dtypes"), emit.tiling_values(p).get("workspaceBytes", 32))
+        return self._emu
+
+    def run(self, *inputs) -> list[np.ndarray]:
+        """Runs the kernel on the emulator; the measured counters land in
+        report['measured'] (DataCopy calls and bytes, vector instructions, peak
+        bytes per level)."""
+        _say_emulation()
+        if self.parts:
+            return self._run_group(inputs)
+        emu = self.build()
+        outs = emu.run(*inputs)
+        self.report["measured"] = dict(emu.last_stats)
+        return [np.reshape(o, shp) for o, shp in zip(outs, self.plan.shapes["out"])]
+
+    def _run_group(self, inputs) -> list[np.ndarray]:
+        if len(inputs) != len(self.plan.shapes["in"]):
+            raise ValueError(f"{self.name}: {len(self.plan.shapes['in'])} inputs expected, got {len(inputs)}")
+        env = {("arg", i): a for i, a in enumerate(inputs)}
+        measured: dict = {}
+        for k, (_, ins, outs) in zip(self.parts, self.plan.parts):
+            res = k.run(*[env[x] for x in ins])
+            for x, r in zip(outs, res):
+                env[x] = r
+            for key, v in k.report["measured"].items():
+                measured[key] = max(measured.get(key, 0), v) if key.startswith("peak") else measured.get(key, 0) + v
+        self.report["measured"] = measured
+        return [np.reshape(env[("out", k)], shp) for k, shp in enumerate(self.plan.shapes["out"])]
+
+
+class AscendProgram:
+    """A compiled module: its kernels (by kernel function name) and host graph."""
+
+    def __init__(self, module, kernels: dict):
+        self.module = module
+        self.kernels = kernels
+
+    def build_all(self, jobs: int = 0) -> None:
+        """Builds every kernel for the emulator, `jobs` g++ at a time (0: the CPU
+        count, at most 4); builds are cached, so this is cheap the second time."""
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+        leaves = [p for k in self.kernels.values() for p in (k.parts or [k])]
+        jobs = jobs or min(4, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(lambda k: k.build(), leaves))
+        self._built = True
+
+    def report(self) -> str:
+        from msmlir.passes.ascend.cost import format_report
+        return "\n".join(format_report(k.report) for k in self.kernels.values())
+
+    def write_project(self, directory: str) -> list[str]:
+        from msmlir.passes.ascend import cost, emit
+        plans = [k.plan for k in self.kernels.values()]
+        return emit.write_project(plans, directory, {p.kernel: cost.format_report(p.report) for p in plans})
+
+    def call(self, name: str, *args) -> list[np.ndarray]:
+        """Runs host function `name` on numpy arrays; kernels run on the emulator."""
+        if not getattr(self, "_built", False):
+            self.build_all()
+        with self.module.context:
+            return self._call(name, *args)
+
+    def _call(self, name: str, *args) -> list[np.ndarray]:
+        from mlir import ir
+        fn = None
+        for op in self.module.body.operations:
+            op = op.operation
+            if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == name:
+                fn = op
+        if fn is None:
+            raise KeyError(f"no function @{name} in the module")
+        return self._interpret(fn, [np.asarray(a) for a in args])
+
+    def _interpret(self, fn, args):
+        from mlir import ir
+        block = fn.regions[0].blocks[0]
+        env = {a: v for a, v in zip(block.arguments, args)}
+        funcs = {ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+                 for op in self.module.body.operations if op.operation.name == "func.func"}
+        for op in block.operations:
+            op = op.operation
+            if op.name == "func.return":
+                return [env[v] for v in op.operands]
+            if op.name == "func.call":
+                callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                ins = [env[v] for v in op.operands]
+                k = self.kernels.get(callee)
+                outs = k.run(*ins) if k is not None else self._interpret(funcs[callee], ins)
+                for r, v in zip(op.results, outs):
+                    env[r] = v
+            elif op.name == "arith.constant":
+                attr = op.attributes["value"]
+                env[op.results[0]] = _dense_value(attr, op.results[0].type)
+            elif op.name in ("tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape"):
+                shape = ir.RankedTensorType(op.results[0].type).shape
+                env[op.results[0]] = np.reshape(env[op.operands[0]], shape)
+            else:
+                raise AscendEmulationError(f"@{ir.StringAttr(fn.attributes['sym_name']).value}: host op "
+                                           f"'{op.name}' is not supported by msmlir.ascend's host runner")
+        raise AscendEmulationError("function without a return")
+
+
+def _dense_value(attr, typ):
+    from mlir import ir
+    t = ir.RankedTensorType(typ)
+    d = ir.DenseElementsAttr(attr)
+    if d.is_splat:
+        s = d.get_splat_value()
+        v = ir.FloatAttr(s).value if isinstance(s, ir.FloatAttr) else ir.IntegerAttr(s).value
+        return np.full(t.shape, v, dtype=np.float32 if isinstance(s, ir.FloatAttr) else np.int32)
+    return np.array(d)
+
+
+def compile(source, *, soc: str = "Ascend910B", graph_kernel: bool = True, tile_elems: int = 0,
+            cores: int = 0, fallback: bool = True, bug: str = "") -> AscendProgram:
+    """Compiles mindir text (or an ir.Module in msmlir's context) through the
+    Ascend pipeline's stages and plans every kernel. `bug` plants an emitter
+    bug (tests): 'unaligned-copy', 'missing-deque', 'ub-overflow'. `fallback`:
+    kernels the vector/cube planners cannot express run as scalar-loop Ascend
+    C kernels (their report says `scalar fallback`); false: an error."""
+    from mlir import ir
+
+    from msmlir.compiler import context
+    from msmlir.passes import run_pipeline
+    from msmlir.passes.ascend.lower_to_ascend import lower_module
+    from msmlir.passes.ascend.pipeline import ascend_stages
+    from msmlir.passes.ascend.plan import Unsupported
+    if bug not in ("", "unaligned-copy", "missing-deque", "ub-overflow"):
+        raise ValueError(f"unknown planted bug '{bug}'")
+    ctx = context() if isinstance(source, str) else source.context
+    with ctx, ir.Location.unknown():
+        module = ir.Module.parse(source) if isinstance(source, str) else source
+        for _, text in ascend_stages(graph_kernel=graph_kernel):
+            run_pipeline(module, f"builtin.module({text})")
+        try:
+            plans = lower_module(module.operation, soc=soc, cores=cores, tile_elems=tile_elems,
+                                 ub_scale=4 if bug == "ub-overflow" else 1, fallback=fallback)
+        except Unsupported as e:
+            raise AscendEmulationError(f"mskernel-lower-to-ascend: {e}") from None
+    kernels = {p.func: AscendKernel(p, bug if bug != "ub-overflow" else "") for p in plans}
+    return AscendProgram(module, kernels)
+
+
+def compile_kernel(source, **kw) -> AscendKernel:
+    """The single kernel of `source` (compile() of a one-kernel module)."""
+    prog = compile(source, **kw)
+    if len(prog.kernels) != 1:
+        raise ValueError(f"{len(prog.kernels)} kernels, expected 1")
+    return next(iter(prog.kernels.values()))
