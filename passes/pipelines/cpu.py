@@ -36,7 +36,7 @@ _THREADS_DEFAULT = int(os.environ.get("MSMLIR_CPU_THREADS", "1") or 1)
 # dead private copies inlining leaves behind are dropped (they may hold assigns),
 # parameter assigns become written-back results): msmlir.compiler runs it alone
 # first to read the final public signatures, then `cpu_lowering` for the rest.
-GRAPH_PREPARE = "mindir-autodiff,inline,symbol-dce,mindir-functionalize-assign"
+GRAPH_PREPARE = "mindir-autodiff,inline,symbol-dce,mindir-hoist-assigns,mindir-functionalize-assign"
 
 
 

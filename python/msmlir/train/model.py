@@ -3,7 +3,11 @@
 Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None):
 `train` builds WithLossCell + TrainOneStepCell (one compiled train step in
 GRAPH_MODE), iterates the dataset `epoch` times calling the callbacks (a text
-progress bar per epoch is shown unless `progress=False`); `eval` returns
+progress bar per epoch is shown unless `progress=False`); with
+`dataset_sink_mode=True` it runs `sink_size` steps (default: the whole epoch)
+per call of one compiled loop over the stacked batches (the step callbacks
+fire once per call, as MindSpore's sink mode; a change of batch shape starts a
+new call); `eval` returns
 {metric name: value} (names as `metrics.names()`: 'accuracy', 'loss', 'precision', 'recall',
 'F1', 'mae', 'mse', 'top_1_accuracy', ...; Precision/Recall/F1 give per-class arrays).
 """
@@ -38,6 +42,49 @@ def _batches(dataset):
     if hasattr(dataset, "create_tuple_iterator"):
         return dataset.create_tuple_iterator(num_epochs=1)
     return iter(dataset)
+
+
+def _arrays(batch):
+    return tuple(np.asarray(b.asnumpy() if hasattr(b, "asnumpy") else b) for b in batch)
+
+
+def _sink_chunks(dataset, size: int):
+    """Runs of up to `size` consecutive batches of one signature (dtypes and
+    shapes), each stacked into arrays with a leading step axis."""
+    run, key = [], None
+    for batch in _batches(dataset):
+        arrays = _arrays(batch)
+        k = tuple((a.dtype.str, a.shape) for a in arrays)
+        if run and (k != key or len(run) == size):
+            yield tuple(np.stack(col) for col in zip(*run)), len(run)
+            run = []
+        run.append(arrays)
+        key = k
+    if run:
+        yield tuple(np.stack(col) for col in zip(*run)), len(run)
+
+
+def _sink_loop(train_network):
+    """A cell running `train_network` once per leading index of its inputs, as
+    one compiled loop (scf.while; the optimizer's parameter updates are
+    carried through it by mindir-hoist-assigns); returns the last loss."""
+    from ..nn.cell import Cell
+    from .. import ops
+
+    class SinkLoop(Cell):
+        def __init__(self, net):
+            super().__init__(auto_prefix=False)
+            self.net = net
+
+        def construct(self, *stacked):
+            i = ops.zeros((), np.int32)
+            loss = ops.zeros((), np.float32)
+            while i < stacked[0].shape[0]:
+                loss = self.net(*[s[i] for s in stacked])
+                i = i + 1
+            return loss
+
+    return SinkLoop(train_network)
 
 
 class Model:
@@ -89,12 +136,23 @@ class Model:
                     getattr(c, old)(rc)   # a MindSpore 1.x style callback
 
         self._train_network.set_train(True)
+        sink = _sink_loop(self._train_network) if dataset_sink_mode else None
+        chunk = sink_size if sink_size and sink_size > 0 else (size or 2 ** 31)
         fire("on_train_begin")
         for e in range(initial_epoch, epoch):
             p.cur_epoch_num = e + 1
             fire("on_train_epoch_begin")
             n = 0
-            for batch in _batches(train_dataset):
+            if sink is not None:   # sink_size steps per compiled call, callbacks per call
+                for stacked, steps in _sink_chunks(train_dataset, chunk):
+                    p.cur_step_num += steps
+                    n += steps
+                    fire("on_train_step_begin")
+                    p.net_outputs = sink(*[Tensor(a) for a in stacked])
+                    fire("on_train_step_end")
+                    if rc.get_stop_requested():
+                        break
+            for batch in (_batches(train_dataset) if sink is None else ()):
                 p.cur_step_num += 1
                 n += 1
                 fire("on_train_step_begin")
