@@ -4,15 +4,20 @@ ranks is the sum of the ranks' cotangents, gathered and scattered dims swap.
     all_reduce(sum)          dx = all_reduce(sum, dy)
     all_gather               dx = reduce_scatter(sum, dy)
     reduce_scatter(sum)      dx = all_gather(dy)
+    broadcast(root)          dx = the sum of the ranks' dy on the root, 0 elsewhere:
+                             reduce_scatter(sum) of dy placed in slot `root` of N
+                             zero slots (rank r keeps slot r of the sum)
 
-all_reduce/reduce_scatter with max/min/prod, and broadcast, have no rule here:
-reaching one with a gradient is an error at its location.
+all_reduce/reduce_scatter with max/min/prod have no rule: reaching one with a
+gradient is an error at its location. (broadcast's rule needs the number of
+ranks N, which the op does not carry: it is the running MPI job's.)
 """
 from __future__ import annotations
 
 from msmlir.dialects import mindir
 from msmlir.dialects.enums import enum_name
 
+from . import emit as E
 from .activity import AutodiffError
 from .registry import register_bprop as bprop
 
@@ -41,3 +46,21 @@ def _reduce_scatter(op, d):
     _only_sum(op)
     x = op.operation.operands[0]
     return [mindir.AllGatherOp(x.type, d[0], op.attributes["group_size"]).result]
+
+
+@bprop("mindir.broadcast")
+def _broadcast(op, d):
+    from msmlir.runtime import mpi
+    if not mpi.initialized():
+        raise AutodiffError("the gradient of mindir.broadcast needs the MPI job "
+                            "(msmlir.communication.init()) to know the number of ranks")
+    n, root = mpi.size(), E.attr(op, "root", 0)
+    dy = d[0]
+    shape = E.shape(dy)
+    flat = E.reshape(dy, [1] + shape) if not shape else dy
+    rows = E.shape(flat)[0]
+    pads = [0] * (2 * len(E.shape(flat)))
+    pads[0], pads[1] = root * rows, (n - 1 - root) * rows
+    slots = E.pad(flat, pads)
+    dx = mindir.ReduceScatterOp(flat.type, slots, E.i64(n)).result
+    return [E.reshape(dx, shape) if not shape else dx]

@@ -53,13 +53,16 @@ np.testing.assert_array_equal(b, xs[1])
 np.testing.assert_array_equal(m, np.maximum(xs[0], xs[1]))
 np.testing.assert_allclose(p, xs[0] * xs[1], rtol=1e-6)
 
-# gradients (MindSpore's rules): d all_reduce = all_reduce, d all_gather = reduce_scatter
-loss = lambda x: (C.all_reduce(x) * C.all_gather(x)[:4]).sum() + (C.reduce_scatter(x) ** 2).sum()
+# gradients: d all_reduce = all_reduce, d all_gather = reduce_scatter, d broadcast = the
+# ranks' dy summed on the root
+loss = lambda x: ((C.all_reduce(x) * C.all_gather(x)[:4]).sum() + (C.reduce_scatter(x) ** 2).sum()
+                  + (C.broadcast(x, 1) * float(r + 1)).sum())
 dx = np.asarray(ms.grad(loss)(x))
 A = xs[0] + xs[1]
 want = 2 * xs[0] + (2 * A if r == 0 else 0)            # all_reduce term + all_gather term
 S = [A[0:2], A[2:4]]                                    # reduce_scatter term: all_gather(2 S_r)
 want = want + np.concatenate([2 * S[0], 2 * S[1]])
+want = want + (3.0 if r == 1 else 0.0)                  # broadcast term: sum of dy on the root
 np.testing.assert_allclose(dx, want, rtol=1e-6)
 print("ok", r)
 """
