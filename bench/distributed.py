@@ -1,4 +1,5 @@
-"""Data-parallel scaling of the LeNet5 train step (global batch 64, SGD):
+"""Data-parallel scaling of the LeNet5 train step (examples/lenet5.py, global
+batch 64, SGD):
 step time on 1 and 2 MPI ranks, the all-reduce's share, and the bytes each
 rank sends per step, plus a projection for more ranks.
 
@@ -31,19 +32,8 @@ def worker() -> None:
     rank, size = comm.get_rank(), comm.get_group_size()
     ms.set_context(mode=ms.GRAPH_MODE)
 
-    class LeNet5(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.c1 = nn.Conv2d(1, 6, 5, pad_mode="valid", has_bias=True)
-            self.c2 = nn.Conv2d(6, 16, 5, pad_mode="valid", has_bias=True)
-            self.pool, self.relu, self.flatten = nn.MaxPool2d(2, 2), nn.ReLU(), nn.Flatten()
-            self.f1, self.f2, self.f3 = nn.Dense(400, 120), nn.Dense(120, 84), nn.Dense(84, 10)
-
-        def construct(self, x):
-            x = self.pool(self.relu(self.c1(x)))
-            x = self.pool(self.relu(self.c2(x)))
-            x = self.flatten(x)
-            return self.f3(self.relu(self.f2(self.relu(self.f1(x)))))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+    from lenet5 import LeNet5           # MindSpore's model_zoo LeNet5 (examples/lenet5.py)
 
     net = LeNet5()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")

@@ -8,13 +8,7 @@ import msmlir as ms
 from msmlir import Tensor, nn
 from msmlir.nn.accumulation import GradAccumulationCell
 
-
-def _net():
-    net = nn.SequentialCell([nn.Dense(20, 32), nn.ReLU(), nn.Dense(32, 5)])
-    rng = np.random.default_rng(0)
-    for p in net.trainable_params():
-        p.set_data(Tensor((rng.standard_normal(p.shape) * 0.3).astype(np.float32)))
-    return net
+from support.models import dense_classifier
 
 
 @pytest.mark.parametrize("mode", ["GRAPH_MODE", "PYNATIVE_MODE"])
@@ -26,7 +20,7 @@ def test_accumulated_micro_batches_equal_the_whole_batch(mode):
         x = rng.standard_normal((16, 20)).astype(np.float32)
         y = rng.integers(0, 5, 16).astype(np.int32)
         loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        a, b = _net(), _net()
+        a, b = dense_classifier((20, 32, 5)), dense_classifier((20, 32, 5))
         acc = GradAccumulationCell(nn.WithLossCell(a, loss_fn),
                                    nn.Momentum(a.trainable_params(), 0.1, 0.9), 4)
         big = nn.TrainOneStepCell(nn.WithLossCell(b, loss_fn),
@@ -48,6 +42,6 @@ def test_accumulated_micro_batches_equal_the_whole_batch(mode):
 
 @pytest.mark.parametrize("steps", [0, -1, 2.5, True])
 def test_steps_must_be_a_positive_int(steps):
-    net = _net()
+    net = dense_classifier((20, 32, 5))
     with pytest.raises(ValueError, match="steps must be a positive int"):
         GradAccumulationCell(net, nn.SGD(net.trainable_params(), 0.1), steps)

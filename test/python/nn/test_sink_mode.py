@@ -11,13 +11,7 @@ from msmlir import Tensor, nn, ops
 from msmlir import dataset as ds
 from msmlir.train import Model
 
-
-def _net():
-    net = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 3)])
-    rng = np.random.default_rng(0)
-    for p in net.trainable_params():
-        p.set_data(Tensor((rng.standard_normal(p.shape) * 0.3).astype(np.float32)))
-    return net
+from support.models import dense_classifier
 
 
 @pytest.fixture
@@ -35,7 +29,7 @@ def test_sink_mode_equals_step_by_step(graph_mode, sink_size):
     y = rng.integers(0, 3, 22).astype(np.int32)
     params = []
     for sink in (False, True):
-        net = _net()
+        net = dense_classifier((6, 8, 3))
         loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
         model = Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9))
         data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
@@ -46,7 +40,7 @@ def test_sink_mode_equals_step_by_step(graph_mode, sink_size):
 
 
 def test_while_loop_with_optimizer_is_one_compiled_loop(graph_mode):
-    net, ref = _net(), _net()
+    net, ref = dense_classifier((6, 8, 3)), dense_classifier((6, 8, 3))
     loss_fn = nn.MSELoss()
     opt = nn.SGD(net.trainable_params(), 0.1)
     grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss_fn), None, opt.parameters)
