@@ -69,6 +69,7 @@ _TO_LINALG = ("mskernel-inline-kernels,convert-mindir-to-linalg,canonicalize,cse
               "msmlir-drop-fusion-barriers,canonicalize,cse")
 
 _BUFFERIZE_HEAD = (
+    "msmlir-readonly-arguments,"
     "eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
     "canonicalize,"
