@@ -14,14 +14,38 @@ _LAZY = {
     # dtypes, ops, jit (msmlir/dtype.py, msmlir/ops, msmlir/frontend)
     "dtype": ("msmlir.dtype", None), "ops": ("msmlir.ops", None),
     **{n: ("msmlir.dtype", n) for n in ("bfloat16", "bool_", "float16", "float32", "float64",
-                                        "int8", "int32", "int64")},
-    "CompileError": ("msmlir.errors", "CompileError"),
+                                        "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                        "uint32", "uint64", "complex64", "complex128", "half",
+                                        "single", "double", "float_", "int_", "uint",
+                                        "complex_", "byte", "short", "intc", "intp",
+                                        "ubyte", "ushort", "uintc", "uintp", "dtype_to_nptype", "pytype_to_dtype",
+                                        "dtype_to_pytype", "get_py_obj_dtype", "number_type",
+                                        "int_type", "uint_type", "float_type", "all_types",
+                                        "string", "type_none", "tensor_type")},
+    **{n: ("msmlir.errors", n) for n in ("CompileError", "CompileTypeError", "CompileValueError",
+                                         "CompileIndexError", "CompileRuntimeError",
+                                         "CompileNameError")},
     "FallbackWarning": ("msmlir.frontend.fallback", "FallbackWarning"),
     "HostCallbackError": ("msmlir.runtime.host_callbacks", "HostCallbackError"),
     "jit": ("msmlir.frontend.jit", "jit"),
     "kernel": ("msmlir.kernel", None),      # `@msmlir.kernel` compute definitions
     # MindSpore API independent of autodiff (msmlir/common, dataset, train)
-    "common": ("msmlir.common", None), "initializer": ("msmlir.common.initializer", None),
+    "common": ("msmlir.common", None), "context": ("msmlir.context", None),
+    "log": ("msmlir.log", None),
+    **{n: ("msmlir.common.api", n) for n in ("mutable", "jit_class", "ms_function",
+                                             "ms_class", "JitConfig", "run_check")},
+    **{n: ("msmlir.log", n) for n in ("get_level", "get_log_config")},
+    **{n: ("msmlir.train", n) for n in ("Model", "Callback", "LossMonitor", "TimeMonitor",
+                                        "RunContext", "CheckpointConfig", "ModelCheckpoint",
+                                        "History", "LambdaCallback", "LearningRateScheduler",
+                                        "EarlyStopping", "ReduceLROnPlateau",
+                                        "FixedLossScaleManager", "DynamicLossScaleManager")},
+    **{n: ("msmlir.context", n) for n in ("ParallelMode", "set_auto_parallel_context",
+                                          "get_auto_parallel_context",
+                                          "reset_auto_parallel_context", "set_ps_context",
+                                          "get_ps_context", "reset_ps_context",
+                                          "set_algo_parameters", "get_algo_parameters",
+                                          "reset_algo_parameters")}, "initializer": ("msmlir.common.initializer", None),
     **{n: ("msmlir.common.context", n) for n in ("GRAPH_MODE", "PYNATIVE_MODE", "get_context",
                                                  "set_context")},
     "Parameter": ("msmlir.common.parameter", "Parameter"),
@@ -36,6 +60,7 @@ _LAZY = {
     **{n: ("msmlir.autodiff", n) for n in ("custom_bprop", "grad", "value_and_grad", "vjp",
                                            "vmap")},
     "nn": ("msmlir.nn", None),              # Cell, layers, losses, optimizers
+    "mint": ("msmlir.mint", None),          # mindspore.mint: torch-style functions
     "numpy": ("msmlir.numpy", None),        # mindspore.numpy-style functions, compiled
 }
 
@@ -52,10 +77,28 @@ def _function_transforms():
     return autodiff
 
 
+def _ops_extensions():
+    import importlib as _il
+
+    def lookup(name):
+        from .ops import SUBMODULES
+        if name in SUBMODULES:
+            return _il.import_module(f"msmlir.ops.{name}")
+        for mod in ("msmlir.ops.operations", "msmlir.ops.composite", "msmlir.ops.functional"):
+            m = _il.import_module(mod)
+            if name in getattr(m, "__all__", ()):
+                return getattr(m, name)
+        return None
+    return lookup
+
+
 # What lower layers use of higher ones, imported on first use (see providers.py):
 # msmlir.Tensor (arraylike.py), and msmlir.autodiff, which adds ops.grad & co. to msmlir.ops.
 _providers.register("host_tensor_type", _host_tensor_type)
 _providers.register("function_transforms", _function_transforms)
+_providers.register("ops_extensions", _ops_extensions)
+_providers.register("tensor_method_extensions",
+                    lambda: importlib.import_module("msmlir.ops.tensor_extra").TENSOR_METHODS)
 
 
 def __getattr__(name):

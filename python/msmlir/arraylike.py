@@ -21,7 +21,7 @@ import numpy as np
 from . import providers
 
 __all__ = ["is_array", "as_array", "result_wrapper", "wrap_results", "host_tensor",
-           "is_host_tensor"]
+           "is_host_tensor", "has_array", "host_wrapper"]
 
 
 def is_array(v, *, scalars: bool = True) -> bool:
@@ -55,6 +55,29 @@ def result_wrapper(args, kwargs):
             if w is not None:
                 return w
     return None
+
+
+def has_array(args, kwargs) -> bool:
+    """Whether an array (numpy array or Tensor-like, not a Python or numpy scalar)
+    occurs anywhere in the argument tree."""
+    stack = [args, kwargs]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif is_array(v, scalars=False):
+            return True
+    return False
+
+
+def host_wrapper():
+    """The host tensor type's `__msmlir_wrap__`, or None when none is registered:
+    what ops that create a tensor from nothing (`ops.zeros`, `P.Fill`) return
+    in PyNative, as MindSpore returns Tensors."""
+    cls = providers.get("host_tensor_type")
+    return None if cls is None else cls.__msmlir_wrap__
 
 
 def wrap_results(out, wrap):

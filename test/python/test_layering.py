@@ -22,12 +22,19 @@ LAYERS = [
     (0, ["msmlir._native", "msmlir.dtype", "msmlir.diagnostics", "msmlir.errors", "msmlir.pytree",
          "msmlir.arraylike", "msmlir.seed", "msmlir.providers", "msmlir.ir", "msmlir.dialects"]),
     (1, ["msmlir.passes", "msmlir.runtime", "msmlir.compiler", "msmlir.ascend", "msmlir.gpu"]),
-    (2, ["msmlir.frontend.builder", "msmlir.frontend.values", "msmlir.frontend.trace"]),
+    (2, ["msmlir.frontend.builder", "msmlir.frontend.values", "msmlir.frontend.trace",
+         # sharding strategies on ops (Primitive.shard in msmlir.ops records them)
+         "msmlir.parallel.annotate"]),
     (3, ["msmlir.ops"]),
     (4, ["msmlir.frontend"]),
-    (5, ["msmlir.autodiff", "msmlir.numpy", "msmlir.kernel"]),
+    (5, ["msmlir.autodiff", "msmlir.numpy", "msmlir.kernel",
+         # MindSpore's ops submodules that compose msmlir.numpy / autodiff (msmlir.ops
+         # finds them through providers.py)
+         "msmlir.ops.operations", "msmlir.ops.composite", "msmlir.ops.functional",
+         "msmlir.ops.function", "msmlir.ops.tensor_extra"]),
     (6, ["msmlir.common", "msmlir.nn", "msmlir.train", "msmlir.dataset", "msmlir.tools",
-         "msmlir.communication", "msmlir"]),
+         "msmlir.mint", "msmlir.compat",
+         "msmlir.communication", "msmlir.parallel", "msmlir"]),
 ]
 __doc__ += "\n".join(f"  L{n}: {', '.join(p)}" for n, p in LAYERS)
 

@@ -107,6 +107,7 @@ class GradFunction(T.Transform):
         self.fn = fn
         self.grad_position = _norm_positions(grad_position)
         self.weights, self.single_weight = _norm_weights(weights)
+        self.weights_given = weights is not None   # an empty list still gives (pos, ())
         if self.grad_position is None and weights is None:
             raise ValueError("grad_position and weights can not be None at the same time")
         self.has_aux = bool(has_aux)
@@ -264,7 +265,7 @@ class GradFunction(T.Transform):
                 gpos = pos_grads[0]
             else:
                 gpos = tuple(pos_grads)
-            if self.weights or (self.single_weight):
+            if self.weights_given:
                 wg = w_grads[0] if self.single_weight else tuple(w_grads)
                 g = (gpos, wg)
             else:
@@ -376,10 +377,10 @@ class GradOperation:
 
     def __call__(self, fn, weights=None):
         if self.get_by_list:
-            if weights is None:
-                raise ValueError("GradOperation(get_by_list=True) needs the weights: "
-                                 "grad_op(fn, weights)")
-            ws = [weights] if _b.is_parameter(weights) else list(weights)
+            # without weights MindSpore accepts the call: the weight gradients are then
+            # an empty tuple
+            ws = [] if weights is None else (
+                [weights] if _b.is_parameter(weights) else list(weights))
         else:
             ws = None
         if self.get_all:

@@ -111,7 +111,7 @@ def set_context(**kwargs):
                 # said, not silent: the compiled code runs on the CPU
                 warnings.warn(f"msmlir: device_target={value!r} is accepted, but msmlir has no "
                               f"{value} backend yet: graphs are compiled and run on the CPU "
-                              f"(kernel semantics such as BatchNorm's follow {value!r})",
+                              f"(kernel semantics follow {value!r} where MindSpore's differ)",
                               RuntimeWarning, stacklevel=2)
         elif key == "enable_graph_kernel":
             if not isinstance(value, bool):
@@ -165,6 +165,7 @@ def get_context(attr_key):
 
 def _reset_context():
     """Test helper: restores the defaults."""
+    reset_auto_parallel_context()
     with _LOCK:
         changed = {k: v for k, v in _CONTEXT.items() if _DEFAULTS[k] != v}
         _CONTEXT.clear()
@@ -172,3 +173,132 @@ def _reset_context():
         if changed.pop("enable_graph_kernel", None) is not None:
             set_option_defaults("msmlir-cpu-pipeline", {"graph-kernel": _GRAPH_KERNEL_DEFAULT})
         _apply(changed)
+
+
+# ---------------------------------------------------------------------------
+# Auto-parallel context (MindSpore's set_auto_parallel_context & co.): stored and
+# validated so that scripts run unchanged; the distributed compiler that will
+# read them is not there yet (a single process runs the whole graph).
+# ---------------------------------------------------------------------------
+
+class ParallelMode:
+    """MindSpore's parallel modes (strings, as in MindSpore)."""
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
+
+_AUTO_PARALLEL_DEFAULTS = {
+    "device_num": 1,
+    "global_rank": 0,
+    "gradients_mean": False,
+    "gradient_fp32_sync": True,
+    "loss_repeated_mean": True,
+    "parallel_mode": ParallelMode.STAND_ALONE,
+    "search_mode": "recursive_programming",
+    "auto_parallel_search_mode": "recursive_programming",
+    "parameter_broadcast": False,
+    "strategy_ckpt_load_file": "",
+    "strategy_ckpt_save_file": "",
+    "strategy_ckpt_config": None,
+    "full_batch": False,
+    "dataset_strategy": "data_parallel",
+    "enable_parallel_optimizer": False,
+    "parallel_optimizer_config": None,
+    "enable_alltoall": False,
+    "all_reduce_fusion_config": [],
+    "pipeline_stages": 1,
+    "pipeline_result_broadcast": False,
+    "pipeline_config": None,
+    "grad_accumulation_step": 1,
+    "comm_fusion": None,
+    "auto_pipeline": False,
+    "enable_micro_interleaved": False,
+}
+_AUTO_PARALLEL = dict(_AUTO_PARALLEL_DEFAULTS)
+
+
+def set_auto_parallel_context(**kwargs):
+    """Sets auto-parallel keys (MindSpore's); unknown keys raise ValueError."""
+    for key, value in kwargs.items():
+        if key not in _AUTO_PARALLEL_DEFAULTS:
+            raise ValueError(f"For 'context.set_auto_parallel_context', the keyword argument "
+                             f"{key} is not recognized!")
+        if key == "parallel_mode" and value not in ParallelMode.MODE_LIST:
+            raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
+                             f"{ParallelMode.MODE_LIST}, but got {value!r}.")
+        if key in ("device_num", "global_rank", "pipeline_stages", "grad_accumulation_step") and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise ValueError(f"For 'set_auto_parallel_context', '{key}' must be a non-negative "
+                             f"int, but got {value!r}.")
+    with _LOCK:
+        _AUTO_PARALLEL.update(kwargs)
+
+
+def get_auto_parallel_context(attr_key):
+    if attr_key not in _AUTO_PARALLEL_DEFAULTS:
+        raise ValueError(f"For 'context.get_auto_parallel_context', the argument {attr_key} is "
+                         f"not recognized!")
+    with _LOCK:
+        return _AUTO_PARALLEL[attr_key]
+
+
+def reset_auto_parallel_context():
+    with _LOCK:
+        _AUTO_PARALLEL.clear()
+        _AUTO_PARALLEL.update(_AUTO_PARALLEL_DEFAULTS)
+
+
+_PS_CONTEXT = {"enable_ps": False}
+
+
+def set_ps_context(**kwargs):
+    _PS_CONTEXT.update(kwargs)
+
+
+def get_ps_context(attr_key):
+    return _PS_CONTEXT.get(attr_key)
+
+
+def reset_ps_context():
+    _PS_CONTEXT.clear()
+    _PS_CONTEXT["enable_ps"] = False
+
+
+_ALGO_DEFAULTS = {"fully_use_devices": True, "elementwise_op_strategy_follow": False,
+                  "enable_algo_approxi": False, "algo_approxi_epsilon": 0.1,
+                  "tensor_slice_align_enable": False, "tensor_slice_align_size": 16}
+_ALGO = dict(_ALGO_DEFAULTS)
+
+
+def set_algo_parameters(**kwargs):
+    """Sets the parallel strategy-search parameters (stored for the distributed work)."""
+    for k in kwargs:
+        if k not in _ALGO_DEFAULTS:
+            raise ValueError(f"For 'set_algo_parameters', the keyword argument {k} is not "
+                             f"recognized!")
+    _ALGO.update(kwargs)
+
+
+def get_algo_parameters(attr_key):
+    if attr_key not in _ALGO_DEFAULTS:
+        raise ValueError(f"For 'get_algo_parameters', the argument {attr_key} is not "
+                         f"recognized!")
+    return _ALGO[attr_key]
+
+
+def reset_algo_parameters():
+    _ALGO.clear()
+    _ALGO.update(_ALGO_DEFAULTS)
+
+
+# jit_syntax_level values (MindSpore 2.x)
+STRICT, COMPATIBLE, LAX = 0, 1, 2
+
+__all__ += ["ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
+            "reset_auto_parallel_context", "set_ps_context", "get_ps_context", "reset_ps_context",
+            "STRICT", "COMPATIBLE", "LAX", "set_algo_parameters", "get_algo_parameters",
+            "reset_algo_parameters"]

@@ -81,7 +81,8 @@ def _wrap(r):
     return r
 
 
-_SUPPORTED_NP = {d.np_dtype: d for d in _dt.all_dtypes if d.np_dtype is not None}
+_SUPPORTED_NP = {d.np_dtype: d for d in _dt.all_dtypes + _dt.host_dtypes
+                 if d.np_dtype is not None}
 
 
 def _np_dtype(dtype) -> np.dtype:
@@ -94,7 +95,8 @@ def _np_dtype(dtype) -> np.dtype:
 def _check_np_dtype(a: np.ndarray) -> np.ndarray:
     if a.dtype not in _SUPPORTED_NP:
         raise TypeError(f"For 'Tensor', numpy dtype {a.dtype} is not supported by msmlir "
-                        f"(supported: {', '.join(d.name for d in _dt.all_dtypes)}); "
+                        f"(supported: "
+                        f"{', '.join(d.name for d in _dt.all_dtypes + _dt.host_dtypes)}); "
                         f"convert it first, e.g. with .astype(np.int32)")
     return a
 
@@ -474,6 +476,31 @@ def _eager_method(name, m):
 
 # Every operator and method that computes: the table shared with TensorValue (jit).
 tensor_methods.install(Tensor, _eager_method, exclude=("__getitem__",))
+
+_compiled_astype = Tensor.astype
+
+
+def _astype(self, dtype, copy=True):
+    """Tensor.astype(dtype): a compiled cast; host-only dtypes (int16, unsigned,
+    complex: the compiler has no such element type; bfloat16, which the CPU
+    runtime cannot pass yet, through ml_dtypes) are converted on the host
+    with numpy's rules (float -> int truncates toward zero, as the compiled cast)."""
+    dt = _dt.get(dtype)
+    # bfloat16 too: the CPU runtime has no bf16 buffers yet (ml_dtypes on the host)
+    if not (dt.compiled and self.dtype.compiled) or _dt.bfloat16 in (dt, self.dtype):
+        if dt is self.dtype and not copy:
+            return self
+        if dt.np_dtype is None:
+            raise TypeError(f"For 'Tensor.astype', {dt!r} has no numpy type here")
+        import warnings
+        with np.errstate(invalid="ignore", over="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # real part, as MS
+            return Tensor._make(self._data.astype(dt.np_dtype))
+    return _compiled_astype(self, dt, copy)
+
+
+_astype.__doc__ = _compiled_astype.__doc__ or _astype.__doc__
+Tensor.astype = _astype
 
 
 _UFUNC_OPS = {

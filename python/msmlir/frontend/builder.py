@@ -144,17 +144,19 @@ def calling(name: str):
         calls.pop()
 
 
-def make_error(msg: str, pos: SourcePos | None = None) -> CompileError:
+def make_error(msg: str, pos: SourcePos | None = None, kind=None) -> CompileError:
     calls = [(n, p) for n, p in _calls() if p is not None]
     pos = pos or current_pos()
     if pos is None and calls:  # e.g. binding the arguments of a call: point at the call
         pos = calls.pop()[1]
-    return CompileError(msg, pos, calls)
+    return CompileError(msg, pos, calls, kind=kind)
 
 
-def error(msg: str, pos: SourcePos | None = None):
-    """Raises a CompileError at the current (or given) source position."""
-    raise make_error(msg, pos)
+def error(msg: str, pos: SourcePos | None = None, kind=None):
+    """Raises a CompileError at the current (or given) source position; `kind`
+    (TypeError, ValueError, IndexError, RuntimeError) is the built-in exception it
+    also is (default: chosen from the message, msmlir.errors.classify)."""
+    raise make_error(msg, pos, kind)
 
 
 def diag_message(e: ir.MLIRError) -> str:

@@ -140,7 +140,10 @@ def _probe(fn, spec, leaves, in_sigs, wrap, what):
     types = []
     for r in outs:
         try:
-            types.append((tuple(r.shape), _dt.from_numpy(r.dtype)))
+            d = _dt.from_numpy(r.dtype)
+            if not d.compiled:
+                raise TypeError(d.name)
+            types.append((tuple(r.shape), d))
         except TypeError:
             _b.error(f"{what} returns dtype {r.dtype}, which msmlir tensors do not support; "
                      f"convert it (e.g. .astype(np.int32)) inside the call")

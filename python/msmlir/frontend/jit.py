@@ -60,8 +60,9 @@ class JitFunction:
         if not callable(fn):
             raise TypeError(f"jit expects a function, got {fn!r}")
         wrapped = fn
-        if not isinstance(fn, types.FunctionType):
-            # a bound method, a callable object (a Cell), a transform (grad, vmap, ...):
+        if not isinstance(fn, types.FunctionType) or getattr(fn, "__msmlir_primitive__", False):
+            # a bound method, a callable object (a Cell, a Primitive), a transform (grad,
+            # vmap, ...), an msmlir.ops function (`jit(ops.relu)`: its wrapper has no source):
             # the entry calls it as jitted code calls it (parsed / called directly)
             def entry(*args, **kwargs):
                 return invoke(wrapped, list(args), kwargs)

@@ -100,6 +100,8 @@ def is_user_function(f) -> bool:
     own primitive modules (msmlir's other modules, e.g. nn, are parsed)."""
     if not isinstance(f, types.FunctionType) or f.__name__ == "<lambda>":
         return False
+    if getattr(f, "__msmlir_primitive__", False):   # ops._base.primitive's wrapper, wherever
+        return False                                 # it is defined: called, not parsed
     mod = f.__module__ or ""
     if mod == "msmlir" or mod.startswith("msmlir."):
         return not mod.startswith(_PRIMITIVE_MODULES)

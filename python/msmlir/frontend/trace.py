@@ -26,7 +26,7 @@ from mlir import ir
 from mlir.dialects import func
 
 from .. import dtype as _dt
-from ..arraylike import as_array, is_array, result_wrapper, wrap_results
+from ..arraylike import as_array, has_array, host_wrapper, is_array, result_wrapper, wrap_results
 from ..dialects import mindir
 from ..errors import CompileError, SourcePos
 from ..pytree import LEAF, const_key, spec_key, tree_flatten, tree_unflatten
@@ -233,6 +233,20 @@ def close_over(fop, block) -> list:
     return outer
 
 
+def _has_callable(tree) -> bool:
+    """Whether a callable (not a class) occurs in an argument tree."""
+    stack = [tree]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif callable(v) and not isinstance(v, type) and not isinstance(v, TensorValue):
+            return True
+    return False
+
+
 class ModuleBuilder:
     """Builds one `builtin.module`: the entry function and every specialization
     of the user functions it calls."""
@@ -339,15 +353,20 @@ class ModuleBuilder:
             note = (f"(the source of '{name}' is not available, e.g. it was defined in an "
                     f"interactive session, so it was traced instead of parsed: `if`/`while` on "
                     f"tensors need the source)")
-            raise CompileError(f"{e.msg} {note}", e.pos, e.call_stack) from None
+            raise CompileError(f"{e.msg} {note}", e.pos, e.call_stack, kind=type(e)) from None
         except (TypeError, ValueError, AttributeError, IndexError, KeyError, ZeroDivisionError) as e:
             _b.error(f"{type(e).__name__}: {e}")
 
     def call(self, fn, args, kwargs, *, trace=False):
-        """Emits a func.call of the specialization of `fn` (building it first)."""
+        """Emits a func.call of the specialization of `fn` (building it first).
+        When a callable is among the arguments (a lambda or jit-local function,
+        a functools/ops partial, ...) it may close over the caller's tensors: the
+        callee is then closure-converted, those tensors becoming trailing
+        arguments of the call (as for grad/vmap)."""
         name = getattr(fn, "__name__", "fn")
         with _b.calling(name):
-            info = self.function(fn, args, kwargs, trace=trace)
+            info = self.function(fn, args, kwargs, trace=trace,
+                                 close=_has_callable((args, kwargs)))
         if info.func_op is None:
             return tree_unflatten(info.out_spec, [])
         call = _b.emit(func.CallOp, info.result_types, ir.FlatSymbolRefAttr.get(info.name),
@@ -378,8 +397,10 @@ def abstract_args(args, kwargs):
         arr = as_array(leaf)
         try:
             dt = _dt.from_numpy(arr.dtype)
+            if not dt.compiled:      # a host-only dtype (int16, unsigned, complex)
+                dt.to_mlir()         # raises the TypeError that says what to do
         except TypeError as e:
-            raise CompileError(f"argument of dtype {arr.dtype}: {e}") from None
+            raise CompileError(f"argument of dtype {arr.dtype}: {e}", kind=TypeError) from None
         arrays.append(arr)
         specs.append(TensorSpec(tuple(arr.shape), dt))
     key = (spec_key(spec), tuple((s.shape, s.dtype.name) for s in specs))
@@ -658,6 +679,8 @@ def eager_call(fn, args, kwargs, key=None):
             raise
         raise strip_error(e) from None
     wrap = result_wrapper(args, kwargs)
+    if wrap is None and not has_array(args, kwargs):
+        wrap = host_wrapper()   # made from nothing (ops.zeros, P.Fill): a Tensor, as MindSpore
     out = wrap_results(entry.run(arrays), wrap)
     if fast is not None:
         _EAGER_FAST[(key if key is not None else fn, fast[0])] = (entry, wrap)

@@ -491,3 +491,78 @@ class AdamWeightDecay(Optimizer):
                 upd = w * self.weight_decays[i] + upd
             out.append(ops.assign(w, w - upd * self._lr_of(lr, i)))
         return tuple(out)
+
+
+class Adagrad(Optimizer):
+    """MindSpore Adagrad (the ApplyAdagrad kernel): accum += g^2;
+    w -= lr * g / sqrt(accum); accum starts at `accum` (0.1)."""
+
+    def __init__(self, params, accum=0.1, learning_rate=0.001, update_slots=True,
+                 loss_scale=1.0, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        if isinstance(accum, bool) or not isinstance(accum, (int, float)) or accum < 0:
+            raise ValueError(f"For 'Adagrad', 'accum' must be a non-negative float, but got "
+                             f"{accum!r}.")
+        self.update_slots = bool(update_slots)
+        self._state("accum", "accum", float(accum))
+
+    def construct(self, gradients):
+        params = self._parameters
+        gradients = self._prepared(gradients)
+        lr = self.get_lr()
+        out = []
+        for i in range(len(params)):
+            w = params[i]
+            g = gradients[i]
+            acc = self.accum[i]
+            if self.update_slots:
+                acc = ops.assign(acc, acc + g * g)
+                out.append(acc)
+            out.append(ops.assign(w, w - self._lr_of(lr, i) * g * ops.rsqrt(acc)))
+        return tuple(out)
+
+
+class RMSProp(Optimizer):
+    """MindSpore RMSProp (ApplyRMSProp / ApplyCenteredRMSProp): ms = decay ms +
+    (1 - decay) g^2 (ms starts at ones); centered: mg = decay mg + (1 - decay) g
+    and the denominator is sqrt(ms - mg^2 + eps), else sqrt(ms + eps);
+    mom = momentum mom + lr g / denominator; w -= mom."""
+
+    def __init__(self, params, learning_rate=0.1, decay=0.9, momentum=0.0, epsilon=1e-10,
+                 use_locking=False, centered=False, loss_scale=1.0, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        for name, v in (("decay", decay), ("momentum", momentum), ("epsilon", epsilon)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                raise ValueError(f"For 'RMSProp', '{name}' must be a non-negative float, but "
+                                 f"got {v!r}.")
+        self.decay, self.momentum, self.epsilon = float(decay), float(momentum), float(epsilon)
+        self.centered = bool(centered)
+        self._state("ms", "mean_square", "ones")
+        self._state("moment", "moment", "zeros")
+        if self.centered:
+            self._state("mg", "mean_grad", "zeros")
+
+    def construct(self, gradients):
+        params = self._parameters
+        gradients = self._prepared(gradients)
+        lr = self.get_lr()
+        out = []
+        for i in range(len(params)):
+            w = params[i]
+            g = gradients[i]
+            ms_ = ops.assign(self.ms[i], self.ms[i] * self.decay + g * g * (1.0 - self.decay))
+            out.append(ms_)
+            if self.centered:
+                mg = ops.assign(self.mg[i], self.mg[i] * self.decay + g * (1.0 - self.decay))
+                out.append(mg)
+                denom = ops.sqrt(ms_ - mg * mg + self.epsilon)
+            else:
+                denom = ops.sqrt(ms_ + self.epsilon)
+            mom = ops.assign(self.moment[i],
+                             self.moment[i] * self.momentum + self._lr_of(lr, i) * g / denom)
+            out.append(mom)
+            out.append(ops.assign(w, w - mom))
+        return tuple(out)
+
+
+__all__ += ["Adagrad", "RMSProp"]

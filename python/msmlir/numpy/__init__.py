@@ -76,6 +76,8 @@ from .math import *  # noqa: F401,F403
 from .math import __all__ as _math_all
 from .sorting import *  # noqa: F401,F403
 from .sorting import __all__ as _sorting_all
+from .extras import *  # noqa: F401,F403
+from .extras import __all__ as _extras_all
 
 int_ = int32
 float_ = float32
@@ -90,7 +92,7 @@ newaxis = None
 _dtypes_all = ["bool_", "float16", "float32", "float64", "int8", "int32", "int64", "int_", "float_"]
 _constants_all = ["pi", "e", "inf", "PINF", "NINF", "nan", "newaxis"]
 __all__ = sorted(set(_array_all + _creation_all + _logic_all + _math_all + _sorting_all + _dtypes_all
-                    + _constants_all))
+                    + _constants_all + _extras_all))
 
 # JIT Fallback's warning on a NumPy call names the function here that compiles it.
 _fallback.register_compiled_names("msmlir.numpy", __all__)

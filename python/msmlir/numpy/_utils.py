@@ -31,7 +31,7 @@ _state = threading.local()
 
 
 def _named_error(name, e: CompileError) -> CompileError:
-    err = CompileError(f"msmlir.numpy.{name}: {e.msg}", e.pos, e.call_stack)
+    err = CompileError(f"msmlir.numpy.{name}: {e.msg}", e.pos, e.call_stack, kind=type(e))
     err._mnp_named = True
     return err
 

@@ -172,7 +172,7 @@ def strided_slice(input_x, begin, end, strides):
 
 def _tensor_list(tensors, what):
     if isinstance(tensors, TensorValue) or not isinstance(tensors, (list, tuple)) or not tensors:
-        _b.error(f"{what} expects a non-empty tuple or list of tensors")
+        _b.error(f"{what} expects a non-empty tuple or list of tensors", kind=TypeError)
     return promote(*tensors)
 
 
@@ -239,15 +239,29 @@ def unstack(input_x, axis=0):
 
 @primitive
 def gather(input_params, input_indices, axis=0, batch_dims=0):
-    """Slices of input_params along `axis` at input_indices (ops.gather)."""
-    if batch_dims != 0:
-        _b.error("gather: batch_dims != 0 is not supported")
+    """Slices of input_params along `axis` at input_indices (ops.gather). With
+    `batch_dims` b, the first b dims of params and indices are batch dims
+    (equal sizes) and each batch gathers from its own slice: out.shape =
+    params.shape[:axis] + indices.shape[b:] + params.shape[axis + 1:]."""
     p = to_tensor(input_params)
     i = to_tensor(input_indices, None if isinstance(input_indices, TensorValue) else _dt.int32)
     if not i.dtype.is_int:
-        _b.error(f"gather: indices must be an integer tensor, got {i.dtype}")
+        _b.error(f"gather: indices must be an integer tensor, got {i.dtype}", kind=TypeError)
     a = norm_axis(axis, p.ndim)
+    if isinstance(batch_dims, bool) or not isinstance(batch_dims, numbers.Integral):
+        _b.error(f"gather: batch_dims must be an int, got {batch_dims!r}")
+    if batch_dims != 0:
+        return _batched_gather(p, i, a, int(batch_dims))
     return emit(mindir.GatherOp, p.value, i.value, axis=_b.i64_attr(a))
+
+
+# gather with batch_dims composes math ops (a module that imports this one): the
+# implementation lives in composed.py, which registers it here when msmlir.ops loads.
+_BATCHED_GATHER: list = []
+
+
+def _batched_gather(p, i, a, bd):
+    return _BATCHED_GATHER[0](p, i, a, bd)
 
 
 @primitive

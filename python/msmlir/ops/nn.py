@@ -8,10 +8,11 @@ import numpy as np
 from .. import dtype as _dt
 import msmlir.frontend.builder as _b
 from ..dialects.enums import PadMode, enum_case
-from ..frontend.trace import eager_call, rng_offset
+from ..frontend.trace import rng_offset
 from ._base import TensorValue, cast_to, emit, int_tuple, mindir, norm_axis, primitive, promote, to_tensor
 from .array import reshape
 from .math import bias_add, mul, neg, reduce_mean, reduce_sum
+from .primitive import Primitive
 
 __all__ = [
     "softmax", "log_softmax", "layer_norm", "batch_norm", "dropout", "one_hot", "conv2d",
@@ -66,29 +67,22 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _layer_norm3(t, g, b, axis, axis, eps)[0]
 
 
-class LayerNorm:
+class LayerNorm(Primitive):
     """Primitive ops.LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
     called as (input_x, gamma, beta), returns (output, mean, rstd)."""
 
     def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+        super().__init__()
+        self._add_attrs(begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis,
+                        epsilon=epsilon)
         self.begin_norm_axis = begin_norm_axis
         self.begin_params_axis = begin_params_axis
         self.epsilon = epsilon
 
-    def __call__(self, input_x, gamma, beta):
-        def fn(x, g, b):
-            rank = to_tensor(x).ndim
-            return _layer_norm3(x, g, b, norm_axis(self.begin_norm_axis, rank),
-                                norm_axis(self.begin_params_axis, rank), self.epsilon)
-        return _prim_call(fn, ("LayerNorm", self.begin_norm_axis, self.begin_params_axis, self.epsilon),
-                          input_x, gamma, beta)
-
-
-def _prim_call(fn, key, *args):
-    """Calls a primitive-class body: IR inside jit, eager (cached under `key`) outside."""
-    if _b.current() is None:
-        return eager_call(fn, args, {}, key=key)
-    return fn(*args)
+    def _impl(self, x, g, b):
+        rank = to_tensor(x).ndim
+        return _layer_norm3(x, g, b, norm_axis(self.begin_norm_axis, rank),
+                            norm_axis(self.begin_params_axis, rank), self.epsilon)
 
 
 def _batch_norm3(x, scale, bias, mean, variance, is_training, epsilon):
@@ -105,19 +99,21 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     return _batch_norm3(input_x, weight, bias, running_mean, running_var, training, eps)[0]
 
 
-class BatchNorm:
+class BatchNorm(Primitive):
     """Primitive ops.BatchNorm(is_training=False, epsilon=1e-5): called as
     (input_x, scale, bias, mean, variance), returns (y, batch_mean, batch_var)."""
 
     def __init__(self, is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW"):
+        super().__init__()
         if data_format != "NCHW":
             raise ValueError("BatchNorm: only data_format='NCHW' is supported")
+        self._add_attrs(is_training=is_training, epsilon=epsilon, momentum=momentum,
+                        data_format=data_format)
         self.is_training = is_training
         self.epsilon = epsilon
 
-    def __call__(self, input_x, scale, bias, mean, variance):
-        return _prim_call(lambda *a: _batch_norm3(*a, self.is_training, self.epsilon),
-                          ("BatchNorm", self.is_training, self.epsilon), input_x, scale, bias, mean, variance)
+    def _impl(self, input_x, scale, bias, mean, variance):
+        return _batch_norm3(input_x, scale, bias, mean, variance, self.is_training, self.epsilon)
 
 
 def _dropout2(x, keep_prob, seed):
@@ -141,16 +137,19 @@ def dropout(input, p=0.5, training=True, seed=None):
     return _dropout2(input, 1.0 - p, 0 if seed is None else seed)[0]
 
 
-class Dropout:
+class Dropout(Primitive):
     """Primitive ops.Dropout(keep_prob=0.5, Seed0=0, Seed1=0): returns (output, mask)."""
 
     def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):
+        super().__init__()
+        if not 0 < keep_prob <= 1:
+            raise ValueError(f"For 'Dropout', 'keep_prob' must be in (0, 1], but got {keep_prob}")
+        self._add_attrs(keep_prob=keep_prob, Seed0=Seed0, Seed1=Seed1)
         self.keep_prob = keep_prob
         self.seed = Seed0 * 65536 + Seed1
 
-    def __call__(self, x):
-        return _prim_call(lambda t: _dropout2(t, self.keep_prob, self.seed),
-                          ("Dropout", self.keep_prob, self.seed), x)
+    def _impl(self, x):
+        return _dropout2(x, self.keep_prob, self.seed)
 
 
 @primitive
@@ -312,24 +311,24 @@ def sparse_softmax_cross_entropy_with_logits(logits, labels):
     return _sparse_sce(logits, labels)
 
 
-class SoftmaxCrossEntropyWithLogits:
+class SoftmaxCrossEntropyWithLogits(Primitive):
     """Primitive ops.SoftmaxCrossEntropyWithLogits(): (logits, labels) -> (loss, backprop)."""
 
-    def __call__(self, logits, labels):
-        return _prim_call(_sce, _sce, logits, labels)
+    def _impl(self, logits, labels):
+        return _sce(logits, labels)
 
 
-class SparseSoftmaxCrossEntropyWithLogits:
+class SparseSoftmaxCrossEntropyWithLogits(Primitive):
     """Primitive ops.SparseSoftmaxCrossEntropyWithLogits(is_grad=False): the mean loss."""
 
     def __init__(self, is_grad=False):
+        super().__init__()
+        self.add_prim_attr("is_grad", is_grad)
         self.is_grad = is_grad
 
-    def __call__(self, logits, labels):
-        def fn(lg, lb):
-            loss, backprop = _sparse_sce(lg, lb)
-            return backprop if self.is_grad else reduce_mean(loss)
-        return _prim_call(fn, ("SparseSoftmaxCrossEntropyWithLogits", self.is_grad), logits, labels)
+    def _impl(self, lg, lb):
+        loss, backprop = _sparse_sce(lg, lb)
+        return backprop if self.is_grad else reduce_mean(loss)
 
 
 def _reduce_loss(loss, reduction):
@@ -346,12 +345,49 @@ def _reduce_loss(loss, reduction):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
     """Cross entropy of logits `input` [N, C] with class indices [N] or class
-    probabilities [N, C] (ops.cross_entropy; weight/label_smoothing unsupported)."""
-    if weight is not None or label_smoothing:
-        _b.error("cross_entropy: weight and label_smoothing are not supported")
+    probabilities [N, C] (ops.cross_entropy). `weight` [C] rescales each class;
+    `label_smoothing` eps mixes the target with the uniform distribution:
+    (1 - eps) * nll + eps / C * sum_c(-w_c log p_c); with class indices, targets
+    equal to `ignore_index` count for nothing and 'mean' divides by the summed
+    weight of the counted targets (MindSpore's / PyTorch's semantics)."""
     is_sparse = (target.dtype.is_int if isinstance(target, TensorValue) else
                  np.asarray(target).dtype.kind in "iu")
-    loss = (_sparse_sce if is_sparse else _sce)(input, target)[0]
+    if weight is None and not label_smoothing:
+        loss = (_sparse_sce if is_sparse else _sce)(input, target)[0]
+        return _reduce_loss(loss, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        _b.error(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    from . import math as m
+    from .array import ones_like, zeros_like
+    x = _float(input)
+    if x.ndim != 2:
+        _b.error(f"cross_entropy: with weight or label_smoothing the input must be [N, C], got "
+                 f"{list(x.shape)}")
+    n, c = x.shape
+    logp = log_softmax(x, 1)
+    w = (ones_like(logp) if weight is None else
+         reshape(cast_to(to_tensor(weight), x.dtype), (1, c)))
+    wlogp = m.mul(logp, w)                                    # w_c * log p_c, [N, C]
+    smooth = m.neg(m.reduce_sum(wlogp, 1))                    # sum_c -w_c log p_c, [N]
+    if is_sparse:
+        t = to_tensor(target, None if isinstance(target, TensorValue) else _dt.int32)
+        keep = m.not_equal(t, ignore_index)
+        safe = m.select(keep, t, zeros_like(t))
+        oh = one_hot(safe, c, 1.0, 0.0)                       # [N, C] float32
+        oh = cast_to(oh, x.dtype)
+        keepf = cast_to(keep, x.dtype)
+        nll = m.mul(m.neg(m.reduce_sum(m.mul(wlogp, oh), 1)), keepf)
+        smooth = m.mul(smooth, keepf)
+        wt = m.mul(m.reduce_sum(m.mul(oh, w), 1), keepf)      # weight of each counted target
+        loss = (m.add(m.mul(nll, 1.0 - label_smoothing), m.mul(smooth, label_smoothing / c))
+                if label_smoothing else nll)
+        if reduction == "mean":
+            return m.div(m.reduce_sum(loss), m.reduce_sum(wt))
+        return _reduce_loss(loss, reduction)
+    y = cast_to(to_tensor(target), x.dtype)
+    if label_smoothing:
+        y = m.add(m.mul(y, 1.0 - label_smoothing), label_smoothing / c)
+    loss = m.neg(m.reduce_sum(m.mul(wlogp, y), 1))
     return _reduce_loss(loss, reduction)
 
 

@@ -70,7 +70,7 @@ def _fail(exc_type, msg):
     """A usage error: `exc_type` in PyNative, a CompileError at the user's line inside jit."""
     if _b.current() is None:
         raise exc_type(msg)
-    _b.error(msg)
+    _b.error(msg, kind=exc_type)
 
 
 def _operand_dtype(o):
@@ -240,6 +240,12 @@ def _view_as(x, other):
 
 @_method("transpose")
 def _transpose(x, *axes):
+    """x.transpose() reverses the dims; x.transpose(perm) / x.transpose(*perm)
+    permutes them; x.transpose(dim0, dim1) -- two ints -- swaps two dims, as
+    MindSpore 2.x's Tensor.transpose does (measured on 2.10: on a 2-D tensor
+    transpose(0, 1) swaps the axes)."""
+    if len(axes) == 2 and all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
+        return _array.swapaxes(x, axes[0], axes[1])
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         axes = tuple(axes[0])
     if not axes or (len(axes) == 1 and axes[0] is None):
@@ -435,3 +441,57 @@ def _argsort(x, axis=-1, descending=False):
 @_method("topk")
 def _topk(x, k, dim=None, largest=True, sorted=True):
     return _array.topk(x, k, dim, largest, sorted)
+
+
+# ---------------------------------------------------------------------------
+# Methods implemented in layer 5 (msmlir/ops/tensor_extra.py: they compose the
+# functional ops of ops/functional.py and msmlir.numpy). The table installs a stub
+# per name; the implementation is looked up through msmlir/providers.py on first
+# use. (name -> kind: "compute" runs as one kernel in PyNative, "python" returns a
+# Python value, "property" is an attribute.)
+# ---------------------------------------------------------------------------
+
+DELEGATED = {
+    **{n: "compute" for n in (
+        "acos", "arccos", "asin", "arcsin", "atan", "arctan", "asinh", "arcsinh", "atanh",
+        "arctanh", "arccosh", "cosh", "tan", "atan2", "arctan2", "inv", "logit", "xdivy", "xlogy",
+        "lerp", "hardshrink", "soft_shrink", "approximate_equal", "isclose", "erfc", "sgn",
+        "positive", "sinc", "nan_to_num", "deg2rad", "rad2deg", "float_power", "fmod",
+        "heaviside", "hypot", "isneginf", "isposinf", "log10", "log2", "logaddexp",
+        "logaddexp2", "signbit", "copysign", "addcdiv", "addcmul", "logsumexp", "norm",
+        "cumsum", "cumprod", "ptp", "argmax_with_value", "argmin_with_value", "trace", "msort",
+        "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod", "bmm", "mm",
+        "ger", "inner", "cross", "addmm", "addmv", "addr", "baddbmm", "addbmm", "expand", "flip",
+        "fliplr", "flipud", "rot90", "roll", "diag", "diagflat", "diagonal", "tril", "triu",
+        "narrow", "gather_elements", "gather_nd", "masked_fill", "inplace_update", "take",
+        "repeat", "repeat_interleave", "select", "where", "split", "chunk", "tensor_split",
+        "hsplit", "vsplit", "dsplit", "unbind", "top_k", "reshape_as", "resize", "t", "choose",
+        "fill", "fills", "new_ones", "new_zeros", "searchsorted", "reverse", "index_add",
+        "index_fill", "scatter_add", "scatter_sub", "sum_to_size", "isreal", "real", "conj",
+        "angle", "ldexp")},
+    **{n: "python" for n in ("is_floating_point", "is_signed", "is_complex", "short",
+                             "set_const_arg")},
+    **{n: "property" for n in ("mT", "mH", "H", "adjoint")},
+}
+
+
+def _delegate(name):
+    def stub(x, *args, **kwargs):
+        from .. import providers
+        impl = providers.get("tensor_method_extensions")
+        if impl is None:
+            _fail(RuntimeError, f"Tensor.{name} needs msmlir's layer-5 ops (import msmlir)")
+        return impl[name](x, *args, **kwargs)
+    stub.__name__ = name
+    stub.__qualname__ = f"Tensor.{name}"
+    stub.__doc__ = f"MindSpore's Tensor.{name} (msmlir/ops/tensor_extra.py)."
+    return stub
+
+
+for _name, _kind in DELEGATED.items():
+    if _name in METHODS:
+        continue
+    if _kind == "property":
+        METHODS[_name] = Method(property(_delegate(_name)))
+    else:
+        METHODS[_name] = Method(_delegate(_name), composite=_kind == "compute")

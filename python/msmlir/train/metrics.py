@@ -437,3 +437,163 @@ def get_metric_fn(name, *args, **kwargs):
     if name not in _FACTORY:
         raise KeyError(f"Unknown Metric: {name!r}; supported: {names()}")
     return _FACTORY[name](*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# More of MindSpore's metrics (host numpy, like the ones above)
+# ---------------------------------------------------------------------------
+
+class Perplexity(Metric):
+    """exp(mean negative log-likelihood) of the labels under the predicted
+    probabilities [N, C] (or [..., C]); labels equal to `ignore_label` are skipped."""
+
+    def __init__(self, ignore_label=None):
+        super().__init__()
+        self.ignore_label = ignore_label
+        self.clear()
+
+    def clear(self):
+        self._sum_nll = 0.0
+        self._num = 0
+
+    def update(self, *inputs):
+        preds, labels = _two(inputs, "Perplexity")
+        preds = preds.reshape(-1, preds.shape[-1]).astype(np.float64)
+        labels = labels.reshape(-1).astype(np.int64)
+        if preds.shape[0] != labels.shape[0]:
+            raise RuntimeError("For 'Perplexity.update', preds and labels must have the same "
+                               "number of samples")
+        keep = np.ones(labels.shape, bool) if self.ignore_label is None else \
+            labels != self.ignore_label
+        p = preds[np.arange(len(labels)), np.where(keep, labels, 0)]
+        self._sum_nll += float(-np.log(np.maximum(p[keep], 1e-30)).sum())
+        self._num += int(keep.sum())
+
+    def eval(self):
+        if self._num == 0:
+            raise RuntimeError("For 'Perplexity.eval', no samples (call update first)")
+        return float(np.exp(self._sum_nll / self._num))
+
+
+class CosineSimilarity(Metric):
+    """The pairwise cosine (or dot) similarity of the rows of the inputs, the
+    diagonal zeroed; reduction 'none' (the matrix), 'sum' or 'mean'."""
+
+    def __init__(self, similarity="cosine", reduction="none", zero_diagonal=True):
+        super().__init__()
+        if similarity not in ("cosine", "dot") or reduction not in ("none", "sum", "mean"):
+            raise ValueError("For 'CosineSimilarity', similarity must be 'cosine' or 'dot' and "
+                             "reduction 'none', 'sum' or 'mean'")
+        self.similarity, self.reduction, self.zero_diagonal = similarity, reduction, zero_diagonal
+        self.clear()
+
+    def clear(self):
+        self.sqr_mtx_res = 0
+
+    def update(self, *inputs):
+        if len(inputs) != 1:
+            raise ValueError("For 'CosineSimilarity.update', it needs 1 input")
+        x = _to_numpy(inputs[0]).astype(np.float64)
+        if self.similarity == "cosine":
+            x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+        m = x @ x.T
+        if self.zero_diagonal:
+            np.fill_diagonal(m, 0)
+        self.sqr_mtx_res = m
+
+    def eval(self):
+        m = self.sqr_mtx_res
+        if self.reduction == "sum":
+            return float(np.sum(m))
+        if self.reduction == "mean":
+            return float(np.mean(m))
+        return m
+
+
+class ConfusionMatrix(Metric):
+    """[num_classes, num_classes] counts, rows the true class, columns the
+    predicted one (scores [N, C] are argmax-ed, probabilities of a binary task
+    thresholded); normalize 'no_norm', 'target', 'prediction' or 'all'."""
+
+    def __init__(self, num_classes, normalize="no_norm", threshold=0.5):
+        super().__init__()
+        if normalize not in ("no_norm", "target", "prediction", "all"):
+            raise ValueError(f"For 'ConfusionMatrix', 'normalize' must be 'no_norm', 'target', "
+                             f"'prediction' or 'all', but got {normalize!r}")
+        self.num_classes, self.normalize, self.threshold = int(num_classes), normalize, threshold
+        self.clear()
+
+    def clear(self):
+        self.confusion_matrix = np.zeros((self.num_classes, self.num_classes))
+
+    def update(self, *inputs):
+        y_pred, y = _two(inputs, "ConfusionMatrix")
+        if y_pred.ndim == y.ndim + 1:
+            y_pred = np.argmax(y_pred, axis=1)
+        elif y_pred.dtype.kind == "f":
+            y_pred = (y_pred >= self.threshold).astype(np.int64)
+        idx = y.reshape(-1).astype(np.int64) * self.num_classes + \
+            y_pred.reshape(-1).astype(np.int64)
+        self.confusion_matrix += np.bincount(
+            idx, minlength=self.num_classes ** 2).reshape(self.num_classes, self.num_classes)
+
+    def eval(self):
+        m = self.confusion_matrix
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if self.normalize == "target":
+                m = m / m.sum(axis=1, keepdims=True)
+            elif self.normalize == "prediction":
+                m = m / m.sum(axis=0, keepdims=True)
+            elif self.normalize == "all":
+                m = m / m.sum()
+        return np.nan_to_num(m)
+
+
+class Dice(Metric):
+    """Mean over the updates of 2 sum(y_pred y) / (sum(y_pred^2) + sum(y^2) + smooth)."""
+
+    def __init__(self, smooth=1e-5):
+        super().__init__()
+        if smooth <= 0:
+            raise ValueError(f"For 'Dice', 'smooth' must be > 0, but got {smooth}")
+        self.smooth = smooth
+        self.clear()
+
+    def clear(self):
+        self._dice = 0.0
+        self._samples = 0
+
+    def update(self, *inputs):
+        y_pred, y = _two(inputs, "Dice")
+        y_pred, y = y_pred.astype(np.float64), y.astype(np.float64)
+        inter = float(np.sum(y_pred * y))
+        union = float(np.sum(y_pred * y_pred) + np.sum(y * y))
+        self._dice += 2 * inter / (union + self.smooth)
+        self._samples += 1
+
+    def eval(self):
+        if self._samples == 0:
+            raise RuntimeError("For 'Dice.eval', no samples (call update first)")
+        return self._dice / self._samples
+
+
+def auc(x, y, reorder=False):
+    """The area under the curve (x, y) by the trapezoidal rule (mindspore.train.auc)."""
+    x, y = np.asarray(_to_numpy(x), np.float64), np.asarray(_to_numpy(y), np.float64)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
+        raise ValueError("For 'auc', x and y must be 1-D of the same length >= 2")
+    if reorder:
+        order = np.lexsort((y, x))
+        x, y = x[order], y[order]
+    dx = np.diff(x)
+    direction = 1.0
+    if np.any(dx < 0):
+        if np.all(dx <= 0):
+            direction = -1.0
+        else:
+            raise ValueError("For 'auc', x must be monotonic (or pass reorder=True)")
+    return float(direction * np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2))
+
+
+__all__ += ["Perplexity", "CosineSimilarity", "ConfusionMatrix", "Dice", "auc"]
+_FACTORY.update({"perplexity": Perplexity, "dice": Dice})

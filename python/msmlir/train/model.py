@@ -95,9 +95,18 @@ class Model:
         self._loss_fn = loss_fn
         self._optimizer = optimizer
         self._metrics = _make_metrics(metrics)
+        self._loss_scale_manager = kwargs.get("loss_scale_manager")
         if optimizer is not None:
             net = nn.WithLossCell(network, loss_fn) if loss_fn is not None else network
-            self._train_network = nn.TrainOneStepCell(net, optimizer)
+            mgr = self._loss_scale_manager
+            if mgr is not None:
+                from ..common.tensor import Tensor
+                import numpy as _np
+                cell = mgr.get_update_cell()
+                sense = cell if cell is not None else Tensor(_np.float32(mgr.get_loss_scale()))
+                self._train_network = nn.TrainOneStepWithLossScaleCell(net, optimizer, sense)
+            else:
+                self._train_network = nn.TrainOneStepCell(net, optimizer)
         else:
             self._train_network = None
         self._eval_network = eval_network

@@ -64,7 +64,8 @@ def test_constructor_dtype_shape_and_copy():
 
 def test_constructor_errors():
     with pytest.raises(TypeError, match="not supported"):
-        Tensor(np.ones(2, np.uint8))
+        Tensor(np.ones(2, np.longdouble))
+    assert Tensor(np.ones(2, np.uint8)).dtype == ms.uint8   # host-only dtype (issue 12)
     with pytest.raises(TypeError):
         Tensor("abc")
     with pytest.raises(TypeError):

@@ -1,5 +1,6 @@
 """Run by test_data_parallel.py under mpirun (2 ranks): data-parallel LeNet5
-with nn.DistributedGradReducer vs single-process training on the whole batch."""
+with nn.DistributedGradReducer, and TrainOneStepCell in DATA_PARALLEL mode, vs
+single-process training on the whole batch."""
 import numpy as np
 import msmlir as ms
 from msmlir import nn, ops, Tensor
@@ -47,9 +48,17 @@ def step(x, y):
 ref = make()
 ropt = nn.SGD(ref.trainable_params(), learning_rate=0.1)
 rstep = nn.TrainOneStepCell(nn.WithLossCell(ref, loss_fn), ropt)
+# MindSpore's way: TrainOneStepCell reduces the gradients itself in DATA_PARALLEL mode
+ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+auto = make()
+astep = nn.TrainOneStepCell(nn.WithLossCell(auto, loss_fn), nn.SGD(auto.trainable_params(), learning_rate=0.1))
+assert astep.grad_reducer is not None
 for s in range(3):
-    step(Tensor(X[rank * B:(rank + 1) * B]), Tensor(Y[rank * B:(rank + 1) * B]))
+    mine = Tensor(X[rank * B:(rank + 1) * B]), Tensor(Y[rank * B:(rank + 1) * B])
+    step(*mine)
+    astep(*mine)
     rstep(Tensor(X), Tensor(Y))
-    for p, q in zip(net.trainable_params(), ref.trainable_params()):
+    for p, q, a in zip(net.trainable_params(), ref.trainable_params(), auto.trainable_params()):
         np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6, err_msg=f"step {s} {p.name}")
+        np.testing.assert_allclose(a.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6, err_msg=f"auto step {s} {p.name}")
 print("ok", rank)

@@ -64,6 +64,19 @@ S = [A[0:2], A[2:4]]                                    # reduce_scatter term: a
 want = want + np.concatenate([2 * S[0], 2 * S[1]])
 want = want + (3.0 if r == 1 else 0.0)                  # broadcast term: sum of dy on the root
 np.testing.assert_allclose(dx, want, rtol=1e-6)
+
+# MindSpore's Primitive classes (ops.operations), PyNative
+from msmlir.ops import operations as P
+np.testing.assert_array_equal(np.asarray(P.AllReduce()(x)), xs[0] + xs[1])
+np.testing.assert_array_equal(np.asarray(P.AllReduce(op="max")(x)), np.maximum(xs[0], xs[1]))
+np.testing.assert_array_equal(np.asarray(P.AllGather()(x)), np.concatenate(xs))
+np.testing.assert_array_equal(np.asarray(P.ReduceScatter()(x)), (xs[0] + xs[1])[2 * r:2 * r + 2])
+np.testing.assert_array_equal(np.asarray(P.Broadcast(1)((x,))[0]), xs[1])
+try:
+    P.AllReduce(group="my_group")(x)
+    raise AssertionError("a sub-group was accepted")
+except ms.CompileError as e:
+    assert "only the world group" in str(e)
 print("ok", r)
 """
 

@@ -27,8 +27,12 @@ def test_dtype_objects_and_mappings():
     assert dtype.promote_types(ms.int32, ms.float16) is ms.float16
     assert dtype.promote_types(ms.float16, ms.bfloat16) is ms.float32
     assert dtype.promote_types(ms.bool_, ms.int8) is ms.int8
+    # uint8 & co. are host-only dtypes (a Tensor holds them; compiled code refuses them)
+    assert dtype.from_numpy(np.uint8) is ms.uint8 and not ms.uint8.compiled
+    with pytest.raises(TypeError, match="not supported by the msmlir compiler"):
+        ms.uint8.to_mlir()
     with pytest.raises(TypeError):
-        dtype.from_numpy(np.uint8)
+        dtype.from_numpy(np.dtype("U3"))
     from mlir import ir
     with ir.Context(), ir.Location.unknown():
         for d in dtype.all_dtypes:

@@ -140,7 +140,10 @@ def _call(x, name, args, kwargs):
 
 
 def test_every_entry_has_a_case():
-    assert sorted(set(METHODS) - set(CASES)) == []
+    # the DELEGATED entries (implemented in layer 5, msmlir/ops/tensor_extra.py) have their
+    # cases in test/python/compat/test_tensor_methods_extra.py
+    from msmlir.ops.tensor_methods import DELEGATED
+    assert sorted(set(METHODS) - set(CASES) - set(DELEGATED)) == []
     assert sorted(set(CASES) - set(METHODS)) == []
 
 

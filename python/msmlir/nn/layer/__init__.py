@@ -1,7 +1,7 @@
 """nn layers (mindspore.nn): Dense, convolutions, pooling, activations, normalization, Embedding."""
 from .activation import (ELU, GELU, HSigmoid, HSwish, LeakyReLU, LogSoftmax, PReLU, ReLU,  # noqa: F401
-                         ReLU6, Sigmoid, SiLU, Softmax, Tanh, get_activation)
-from .basic import Dense, Dropout, Flatten, Identity  # noqa: F401
+                         ReLU6, Sigmoid, SiLU, Softmax, Tanh, Hardtanh, get_activation)
+from .basic import Dense, Dropout, Flatten, Identity, Pad  # noqa: F401
 from .conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose  # noqa: F401
 from .embedding import Embedding  # noqa: F401
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm  # noqa: F401

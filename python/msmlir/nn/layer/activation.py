@@ -11,7 +11,7 @@ from ...common.tensor import Tensor
 from ..cell import Cell
 
 __all__ = ["ReLU", "ReLU6", "GELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LeakyReLU",
-           "SiLU", "HSwish", "HSigmoid", "ELU", "PReLU", "get_activation"]
+           "SiLU", "HSwish", "HSigmoid", "ELU", "PReLU", "Hardtanh", "get_activation"]
 
 
 class ReLU(Cell):
@@ -145,9 +145,28 @@ class PReLU(Cell):
         return ops.select(x > 0.0, x, x * ops.cast(slope, x.dtype))
 
 
+class Hardtanh(Cell):
+    """clamp(x, min_val, max_val) (mindspore.nn.Hardtanh; min_val < max_val)."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0):
+        super().__init__()
+        for nm, v in (("min_val", min_val), ("max_val", max_val)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise TypeError(f"For 'Hardtanh', '{nm}' must be a number, got {v!r}")
+        if not min_val < max_val:
+            raise ValueError(f"For 'Hardtanh', 'min_val' ({min_val}) must be less than "
+                             f"'max_val' ({max_val})")
+        self.min_val = min_val
+        self.max_val = max_val
+
+    def construct(self, x):
+        return ops.hardtanh(x, self.min_val, self.max_val)
+
+
 _ACTIVATIONS = {"relu": ReLU, "relu6": ReLU6, "gelu": GELU, "sigmoid": Sigmoid, "tanh": Tanh,
                 "softmax": Softmax, "logsoftmax": LogSoftmax, "leakyrelu": LeakyReLU, "silu": SiLU,
-                "hswish": HSwish, "hsigmoid": HSigmoid, "elu": ELU, "prelu": PReLU}
+                "hswish": HSwish, "hsigmoid": HSigmoid, "elu": ELU, "prelu": PReLU,
+                "hardtanh": Hardtanh}
 
 
 def get_activation(name, prim_name=None):

@@ -7,7 +7,7 @@ from ..cell import Cell
 from . import _init
 from .activation import get_activation
 
-__all__ = ["Dense", "Flatten", "Dropout", "Identity"]
+__all__ = ["Dense", "Flatten", "Dropout", "Identity", "Pad"]
 
 
 class Dense(Cell):
@@ -88,3 +88,35 @@ class Dropout(Cell):
 
     def extend_repr(self):
         return f"p={self.p}"
+
+
+class Pad(Cell):
+    """mindspore.nn.Pad(paddings, mode="CONSTANT"): `paddings` is one (before,
+    after) pair per dim of the input (dims not listed at the front are not
+    padded). Only mode "CONSTANT" (zeros) is supported; "REFLECT"/"SYMMETRIC" are
+    a clear error (msmlir.numpy.pad has them for graph code)."""
+
+    def __init__(self, paddings, mode="CONSTANT"):
+        super().__init__()
+        if not isinstance(paddings, tuple) or not all(
+                isinstance(p, tuple) and len(p) == 2 and
+                all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in p)
+                for p in paddings):
+            raise TypeError(f"For 'Pad', 'paddings' must be a tuple of (before, after) pairs of "
+                            f"non-negative ints, got {paddings!r}")
+        if mode.upper() != "CONSTANT":
+            raise ValueError(f"For 'Pad', only mode 'CONSTANT' is supported by msmlir, "
+                             f"got {mode!r}")
+        self.paddings = paddings
+        self.mode = mode.upper()
+
+    def construct(self, x):
+        pairs = list(self.paddings)
+        if len(pairs) > x.ndim:
+            raise ValueError(f"For 'Pad', {len(pairs)} (before, after) pairs for a tensor of "
+                             f"rank {x.ndim}")
+        pairs = [(0, 0)] * (x.ndim - len(pairs)) + pairs
+        flat = []
+        for before, after in reversed(pairs):
+            flat += [before, after]
+        return ops.pad(x, tuple(flat))

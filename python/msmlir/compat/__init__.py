@@ -1,0 +1,158 @@
+"""MindSpore API compatibility table, generated from the code.
+
+For every public name of MindSpore's `mindspore`, `ops` (functional),
+`ops.operations` (Primitive classes), `nn`, `numpy`, `Tensor` and `train`
+namespaces (the lists in `_reference.py`, extracted from MindSpore's API docs)
+the table says whether msmlir has it -- by looking the name up in msmlir's
+matching namespace, not from a hand-kept list -- and, for names that exist but
+differ from MindSpore, what differs (`PARTIAL`). `python -m msmlir.compat`
+prints it as Markdown (docs/compat.md is that output; a test keeps it true).
+"""
+from __future__ import annotations
+
+import importlib
+
+from ._reference import NAMES, SOURCES
+
+__all__ = ["NAMESPACES", "PARTIAL", "status", "table", "summary", "markdown"]
+
+# namespace -> the msmlir object whose attributes are looked up
+NAMESPACES = {
+    "mindspore": "msmlir",
+    "ops": "msmlir.ops",
+    "ops.operations": "msmlir.ops",
+    "nn": "msmlir.nn",
+    "numpy": "msmlir.numpy",
+    "Tensor": "msmlir.Tensor",
+    "train": "msmlir.train",
+}
+
+_HOST_DTYPE = "host-only dtype: a Tensor holds and converts it; compiled ops refuse it"
+_RNG = "counter-based RNG: the same distribution, not MindSpore's numbers"
+
+# "namespace:name" -> what differs from MindSpore (names msmlir has)
+PARTIAL = {
+    **{f"mindspore:{n}": _HOST_DTYPE for n in (
+        "int16", "short", "uint8", "ubyte", "uint16", "ushort", "uint32", "uintc", "uint64",
+        "uintp", "uint", "complex64", "complex128")},
+    "mindspore:set_auto_parallel_context": "stored and validated; no distributed compiler yet",
+    "mindspore:ParallelMode": "accepted; one process runs the whole graph",
+    "mindspore:set_ps_context": "stored only",
+    "mindspore:mutable": "returns its input: compiled functions are keyed by shapes/dtypes",
+    "mindspore:save_checkpoint": "msmlir's checksummed format (or safetensors), not .ckpt",
+    "mindspore:load_checkpoint": "msmlir's checksummed format (or safetensors), not .ckpt",
+    "mindspore:export": "MLIR bytecode, not MindIR protobuf",
+    "mindspore:load": "MLIR bytecode, not MindIR protobuf",
+    "mindspore:ms_function": "= jit; jit options other than the function are ignored",
+    "mindspore:ModelCheckpoint": "msmlir's checkpoint format; no async save or encryption",
+    "mindspore:CheckpointConfig": "no encryption (enc_key) or async save",
+    "mindspore:JitConfig": "accepted and kept; msmlir's compilation ignores its options",
+    "mindspore:set_context": "mode/device_target/graph kernel/save_graphs/compile cache "
+                             "interpreted; other keys stored; runs on the CPU",
+    "ops:dropout": _RNG, "ops:uniform": _RNG, "ops:standard_normal": _RNG,
+    "ops:scatter_nd": "indices outside the shape are dropped (MindSpore raises on the CPU)",
+    "ops:pad": "mode 'constant' only",
+    "ops:conv2d": "NCHW only",
+    "ops:cross_entropy": "ignore_index honoured only with weight or label_smoothing",
+    "ops:print_": "host callback inside jit",
+    "ops:linspace": "steps must be a Python int",
+    "ops:multinomial": _RNG + "; int32 indices",
+    "ops:tensor_scatter_elements": "duplicate indices add up with reduction 'none'",
+    "ops.operations:Dropout": _RNG, "ops.operations:UniformReal": _RNG,
+    "ops.operations:StandardNormal": _RNG,
+    "ops.operations:Conv2D": "NCHW only; mode/out_channel/kernel_size taken from the weight",
+    "ops.operations:MaxPool": "NCHW only", "ops.operations:AvgPool": "NCHW only",
+    "ops.operations:BatchNorm": "NCHW only",
+    "ops.operations:Print": "prints in PyNative; a host callback inside jit",
+    "ops.operations:ScatterNd": "indices outside the shape are dropped (MindSpore raises)",
+    "ops.operations:Custom": "func_type='pyfunc' only",
+    "ops.operations:Primitive": "subclasses implement _impl with msmlir.ops functions",
+    "ops.operations:PrimitiveWithInfer": "infer_shape/infer_dtype are not consulted",
+    "nn:Pad": "mode 'CONSTANT' only",
+    "nn:MaxPool2d": "return_indices unsupported",
+    "nn:Dropout": _RNG,
+    "nn:BatchNorm2d": "moving_variance takes the unbiased batch variance (as 2.10's CPU kernel)",
+    "train:ModelCheckpoint": "msmlir's checkpoint format; no async save or encryption",
+    "train:CheckpointConfig": "no encryption (enc_key) or async save",
+    "Tensor:astype": "bfloat16 and host-only dtypes convert on the host",
+    "Tensor:transpose": "",
+}
+PARTIAL = {k: v for k, v in PARTIAL.items() if v}
+
+
+def _lookup_root(namespace):
+    path = NAMESPACES[namespace]
+    if path == "msmlir.Tensor":
+        return importlib.import_module("msmlir").Tensor
+    return importlib.import_module(path)
+
+
+def _missing_notes():
+    from ..ops.operations import MISSING
+    return {f"ops.operations:{k}": v for k, v in MISSING.items()}
+
+
+def status(namespace: str, name: str) -> tuple:
+    """(status, note): 'supported', 'partial' or 'missing'."""
+    root = _lookup_root(namespace)
+    try:
+        present = hasattr(root, name)
+    except Exception:   # noqa: BLE001 - a lazy import that fails counts as missing
+        present = False
+    key = f"{namespace}:{name}"
+    if not present:
+        return "missing", _missing_notes().get(key, "")
+    if key in PARTIAL:
+        return "partial", PARTIAL[key]
+    return "supported", ""
+
+
+def table() -> list:
+    """[(namespace, name, status, note)] for every reference name."""
+    return [(ns, n, *status(ns, n)) for ns, names in NAMES.items() for n in names]
+
+
+def summary(rows=None) -> dict:
+    rows = table() if rows is None else rows
+    out = {}
+    for ns, _, st, _ in rows:
+        d = out.setdefault(ns, {"supported": 0, "partial": 0, "missing": 0})
+        d[st] += 1
+    return out
+
+
+def markdown() -> str:
+    rows = table()
+    lines = [
+        "# MindSpore API compatibility",
+        "",
+        "Generated by `python -m msmlir.compat` from msmlir's code (each MindSpore name is",
+        "looked up in msmlir's matching namespace) and the reference name lists in",
+        "`python/msmlir/compat/_reference.py` (extracted from MindSpore's API docs, sources",
+        "below). `test/python/compat/test_compat_table.py` fails when this file is stale.",
+        "*partial*: the name exists and works, with the stated difference.",
+        "",
+        "| namespace | names | supported | partial | missing | present |",
+        "|---|---|---|---|---|---|",
+    ]
+    for ns, d in summary(rows).items():
+        total = sum(d.values())
+        present = d["supported"] + d["partial"]
+        lines.append(f"| `{ns}` | {total} | {d['supported']} | {d['partial']} | "
+                     f"{d['missing']} | {100.0 * present / total:.0f}% |")
+    lines += ["", "Sources: " + ", ".join(f"`{ns}`: {src}" for ns, src in SOURCES.items()), ""]
+    for ns in NAMES:
+        sub = [r for r in rows if r[0] == ns]
+        lines += [f"## `{ns}`", ""]
+        sup = [n for _, n, st, _ in sub if st == "supported"]
+        lines += ["**Supported:** " + ", ".join(f"`{n}`" for n in sup), ""]
+        par = [(n, note) for _, n, st, note in sub if st == "partial"]
+        if par:
+            lines += ["**Partial:**", "", "| name | differs |", "|---|---|"]
+            lines += [f"| `{n}` | {note} |" for n, note in par]
+            lines.append("")
+        mis = [(n, note) for _, n, st, note in sub if st == "missing"]
+        if mis:
+            lines += ["**Missing:** " + ", ".join(
+                f"`{n}`" + (f" ({note})" if note else "") for n, note in mis), ""]
+    return "\n".join(lines)

@@ -1,0 +1,743 @@
+"""`mindspore.ops.operations` (`P`): MindSpore's Primitive classes, generated from one table.
+
+Each row of `TABLE` is (class name, constructor signature, implementation,
+category): the constructor's arguments become the primitive's attributes (as
+MindSpore's `prim_attr_register` does: `prim.attrs`, and also plain attributes,
+`P.ReduceSum(keep_dims=True).keep_dims`), and the implementation composes the
+functional ops (`msmlir.ops`, `msmlir.numpy`) from those attributes and the
+call's inputs. The classes derive from `msmlir.ops.primitive.Primitive`, so
+`P.Cast()(x, ms.float16)` runs as one cached kernel in PyNative mode and builds
+IR inside `jit` or a Cell's `construct`. Rows whose `static` flag is set
+(Shape, DType, Rank, ...) compute on the host at compile time.
+
+`MISSING` names the primitives of MindSpore's most used set that msmlir does not
+provide, with the reason (data-dependent output shapes, collective
+communication, ...); `python -m msmlir.compat` reports both.
+
+Layer 5 (above msmlir.numpy and msmlir.frontend): `msmlir.ops` itself (layer 3)
+exposes these classes through msmlir/providers.py.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import numbers
+
+import numpy as _np
+
+from ... import dtype as _dt
+from ... import numpy as mnp
+from ... import ops as F
+from ...frontend import builder as _b
+from ...frontend import fallback as _fallback
+from ..primitive import (Primitive, PrimitiveWithCheck, PrimitiveWithInfer,  # noqa: F401
+                         constexpr, prim_attr_register)
+from ..nn import (BatchNorm, Dropout, LayerNorm, SoftmaxCrossEntropyWithLogits,  # noqa: F401
+                  SparseSoftmaxCrossEntropyWithLogits)
+from ..custom import Custom  # noqa: F401
+from ..comm import all_gather as _all_gather, all_reduce as _all_reduce, \
+    broadcast as _broadcast, reduce_scatter as _reduce_scatter
+
+# ---------------------------------------------------------------------------
+# Helpers of the table's implementations
+# ---------------------------------------------------------------------------
+
+
+def _axis(a):
+    """MindSpore's reduction axis: () or [] = all axes."""
+    if a is None:
+        return ()
+    return tuple(a) if isinstance(a, list) else a
+
+
+def _split(s, x):
+    t = F.to_tensor(x)
+    a = s.axis
+    dim = t.shape[a if a >= 0 else a + t.ndim]
+    n = s.output_num
+    if n <= 0 or dim % n:
+        _b.error(f"For 'Split', the size {dim} of dim {a} is not divisible by output_num {n}")
+    out = F.split(t, dim // n, a)
+    return tuple(out)
+
+
+def _squeeze(s, x):
+    axis = s.axis
+    if axis == () or axis == []:
+        return F.squeeze(x)
+    return F.squeeze(x, axis)
+
+
+def _softmax(fn, s, x):
+    axis = s.axis
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            _b.error(f"For '{s.name}', only one axis is supported, got {axis}")
+        axis = axis[0]
+    return fn(x, axis)
+
+
+def _arg_with_value(fn, s, x):
+    values, index = fn(x, s.axis, s.keep_dims)
+    return index, values
+
+
+def _strided_slice(s, x, begin, end, strides):
+    """x[begin:end:strides] with MindSpore's five bit masks, as a Python index."""
+    t = F.to_tensor(x)
+    begin, end, strides = tuple(begin), tuple(end), tuple(strides)
+    if not len(begin) == len(end) == len(strides):
+        _b.error("For 'StridedSlice', begin, end and strides must have the same length")
+    index = []
+    for i in range(len(begin)):
+        bit = 1 << i
+        if s.ellipsis_mask & bit:
+            index.append(Ellipsis)
+        elif s.new_axis_mask & bit:
+            index.append(None)
+        elif s.shrink_axis_mask & bit:
+            index.append(begin[i])
+        else:
+            index.append(builtins.slice(None if s.begin_mask & bit else begin[i],
+                                        None if s.end_mask & bit else end[i], strides[i]))
+    return F.getitem(t, tuple(index))
+
+
+def _pad(s, x):
+    p = s.paddings
+    t = F.to_tensor(x)
+    if len(p) != t.ndim:
+        _b.error(f"For 'Pad', paddings must have one (before, after) pair per dim ({t.ndim}), "
+                 f"got {p}")
+    flat = []
+    for before, after in reversed([tuple(q) for q in p]):
+        flat += [before, after]
+    return F.pad(t, tuple(flat))
+
+
+def _conv2d(s, x, w):
+    if s.data_format != "NCHW":
+        _b.error("For 'Conv2D', only data_format='NCHW' is supported")
+    pad = s.pad
+    return F.conv2d(x, w, None, s.stride, s.pad_mode, pad, s.dilation, s.group)
+
+
+def _pool(fn, s, x):
+    if s.data_format != "NCHW":
+        _b.error(f"For '{s.name}', only data_format='NCHW' is supported")
+    return fn(x, s.kernel_size, s.strides, 0, s.pad_mode.lower())
+
+
+def _print(s, *args):
+    if _b.current() is None:
+        print(*args)
+        return None
+    return _fallback.host_print(args, {})
+
+
+def _cumsum(s, x, axis):
+    out = F.cumsum(x, axis, exclusive=s.exclusive, reverse=s.reverse)
+    return out
+
+
+def _cumprod(s, x, axis):
+    t = F.to_tensor(x)
+    if s.reverse:
+        t = F.flip(t, axis)
+    out = mnp.cumprod(t, axis)
+    if s.exclusive:
+        a = axis if axis >= 0 else axis + t.ndim
+        ones = F.ones(tuple(1 if d == a else n for d, n in enumerate(t.shape)), out.dtype)
+        rest = F.slice(out, (0,) * t.ndim,
+                       tuple(n - 1 if d == a else n for d, n in enumerate(t.shape)))
+        out = F.concat((ones, rest), a)
+    return F.flip(out, axis) if s.reverse else out
+
+
+def _apply_momentum(s, var, accum, lr, grad, momentum):
+    acc = F.assign(accum, F.add(F.mul(accum, momentum), grad))
+    if s.use_nesterov:
+        step = F.add(F.mul(grad, lr), F.mul(F.mul(acc, momentum), lr))
+    else:
+        step = F.mul(acc, lr)
+    return F.assign(var, F.sub(var, step))
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    return F.reduce_sum(loss) if reduction == "sum" else F.reduce_mean(loss)
+
+
+def _range(s, start, limit, delta):
+    return F.arange(start, limit, delta)
+
+
+def _nll_loss(s, logits, labels, weight):
+    x = F.to_tensor(logits)
+    lb = F.to_tensor(labels)
+    w = F.gather(F.to_tensor(weight), lb, 0)
+    picked = F.squeeze(F.gather_elements(x, 1, F.expand_dims(lb, 1)), 1)
+    loss = F.neg(F.mul(picked, w))
+    total = F.reduce_sum(w)
+    if s.reduction == "none":
+        return loss, total
+    if s.reduction == "sum":
+        return F.reduce_sum(loss), total
+    return F.div(F.reduce_sum(loss), total), total
+
+
+def _resize(fn, s, x, size=None):
+    return fn(x, s.size if size is None else size, s.align_corners,
+              getattr(s, "half_pixel_centers", False))
+
+
+def _scalar_cast(s, x, t):
+    t = _dt.get(t)
+    if isinstance(x, numbers.Number):
+        return bool(x) if t.is_bool else int(x) if t.is_int else float(x)
+    return F.cast(x, t)
+
+
+def _dtype_of(s, x):
+    return F.dtype(x)
+
+
+def _identity(s, x):
+    return F.depend(x, ()) if F.is_tensor(x) else F.to_tensor(x)
+
+
+def _cross(s, x, y):
+    t = F.to_tensor(x)
+    dim = s.dim
+    if dim == -65530:   # MindSpore's default: the first dim of size 3
+        dim = next((i for i, d in enumerate(t.shape) if d == 3), None)
+        if dim is None:
+            _b.error("For 'Cross', no dim of size 3")
+    return mnp.cross(x, y, axis=dim)
+
+
+def _reduce_std(s, x):
+    axis = _axis(s.axis) or None
+    mean = F.reduce_mean(x, axis if axis is not None else (), s.keep_dims)
+    return mnp.std(x, axis, 1 if s.unbiased else 0, s.keep_dims), mean
+
+
+def _segment_sum(s, x, ids):
+    """Sorted-segment sum: the number of segments is max(ids) + 1, so the ids
+    must be known (a host tensor in PyNative; inside jit a compile error)."""
+    if not hasattr(ids, "asnumpy") or F.is_tensor(ids):
+        _b.error("For 'SegmentSum', segment_ids must be known when the graph is built "
+                 "(the output shape depends on them); use UnsortedSegmentSum with "
+                 "num_segments inside jit", kind=ValueError)
+    return F.unsorted_segment_sum(x, ids, int(_np.max(ids.asnumpy())) + 1)
+
+
+def _scatter_axis0(var, indices, updates):
+    """scatter_nd of `updates` at rows `indices` (any shape) of var."""
+    i = F.to_tensor(indices)
+    return F.scatter_nd(F.expand_dims(i, -1), updates, F.shape(var))
+
+
+def _index_add(s, x, indices, y):
+    t = F.to_tensor(x)
+    a = s.axis + t.ndim if s.axis < 0 else s.axis
+    perm = (a,) + tuple(d for d in range(t.ndim) if d != a)
+    inv = tuple(_np.argsort(perm))
+    yt = F.transpose(y, perm)
+    add = F.scatter_nd(F.expand_dims(F.to_tensor(indices), -1), yt,
+                       tuple(t.shape[d] for d in perm))
+    return F.add(t, F.transpose(add, inv))
+
+
+def _depth_to_space(s, x):
+    t = F.to_tensor(x)
+    n, c, h, w = t.shape
+    b = s.block_size
+    if c % (b * b):
+        _b.error(f"For 'DepthToSpace', the channels {c} are not divisible by block_size**2")
+    y = F.reshape(t, (n, b, b, c // (b * b), h, w))
+    y = F.transpose(y, (0, 3, 4, 1, 5, 2))
+    return F.reshape(y, (n, c // (b * b), h * b, w * b))
+
+
+def _space_to_depth(s, x):
+    t = F.to_tensor(x)
+    n, c, h, w = t.shape
+    b = s.block_size
+    if h % b or w % b:
+        _b.error(f"For 'SpaceToDepth', height {h} and width {w} must be divisible by "
+                 f"block_size {b}")
+    y = F.reshape(t, (n, c, h // b, b, w // b, b))
+    y = F.transpose(y, (0, 3, 5, 1, 2, 4))
+    return F.reshape(y, (n, c * b * b, h // b, w // b))
+
+
+def _mirror_pad(s, x, paddings):
+    p = paddings.asnumpy().tolist() if hasattr(paddings, "asnumpy") else [list(q) for q in
+                                                                           paddings]
+    return mnp.pad(x, [tuple(q) for q in p], mode=s.mode.lower())
+
+
+def _eps(s, x):
+    t = F.to_tensor(x) if _b.current() is not None else x
+    return F.full_like(t, float(_np.finfo(_dt.get(t.dtype).to_numpy()).tiny))
+
+
+def _uniform_int(s, shape, minval, maxval):
+    u = F.random_uniform(shape, s.seed * 65536 + s.seed2)
+    lo = F.cast(minval, _dt.float32)
+    hi = F.cast(maxval, _dt.float32)
+    return F.cast(F.floor(F.add(F.mul(u, F.sub(hi, lo)), lo)), _dt.int32)
+
+
+def _standard_laplace(s, shape):
+    u = F.sub(F.random_uniform(shape, s.seed * 65536 + s.seed2), 0.5)
+    return F.neg(F.mul(F.sign(u), F.log1p(F.neg(F.mul(F.abs(u), 2.0)))))
+
+
+def _channel_dropout(s, x, ndim):
+    """(output, mask): whole channels zeroed with probability 1 - keep_prob."""
+    t = F.to_tensor(x)
+    if t.ndim != ndim:
+        _b.error(f"For '{s.name}', the input must be {ndim}-D, got rank {t.ndim}")
+    keep = F.less(F.random_uniform(t.shape[:2] + (1,) * (ndim - 2), 0, dtype=t.dtype),
+                  s.keep_prob)
+    mask = F.broadcast_to(keep, t.shape)
+    return F.mul(t, F.mul(F.cast(mask, t.dtype), 1.0 / s.keep_prob)), mask
+
+
+def _in_top_k(s, x1, x2):
+    """Whether x2[i] is among the k largest of row x1[i] (ties count in)."""
+    t = F.to_tensor(x1)
+    target = F.gather_elements(t, 1, F.expand_dims(F.cast(x2, _dt.int32), 1))
+    above = F.reduce_sum(F.cast(F.greater(t, target), _dt.int32), 1)
+    return F.less(above, s.k)
+
+
+def _conv2d_transpose(s, dout, weight, input_size):
+    if s.data_format != "NCHW":
+        _b.error(f"For '{s.name}', only data_format='NCHW' is supported")
+    pad = s.pad if s.pad_list is None else tuple(s.pad_list)
+    size = tuple(input_size.asnumpy().tolist()) if hasattr(input_size, "asnumpy") else \
+        tuple(input_size)
+    return F.conv2d_backprop_input(dout, weight, size, s.stride, s.pad_mode, pad, s.dilation,
+                                   s.group)
+
+
+def _log_space(s, start, end):
+    lin = F.linspace(start, end, s.steps)
+    out = F.pow(float(s.base), lin)
+    return F.cast(out, s.dtype) if s.dtype is not None else out
+
+
+# ---------------------------------------------------------------------------
+# The table: (name, constructor signature, implementation, category[, flags])
+# ---------------------------------------------------------------------------
+
+def _world(s, value):
+    """`value`, after checking the primitive's group is the MPI world."""
+    if getattr(s, "group", None) not in (None, "mpi_world_group", "hccl_world_group",
+                                         "nccl_world_group", "mccl_world_group"):
+        _b.error(f"{type(s).__name__}: group {s.group!r}: only the world group exists")
+    return value
+
+
+TABLE = [
+    # ---- array ----------------------------------------------------------------------
+    ("Cast", "", lambda s, x, t: F.cast(x, t), "array"),
+    ("Concat", "axis=0", lambda s, xs: F.concat(xs, s.axis), "array"),
+    ("Reshape", "", lambda s, x, shape: F.reshape(x, shape), "array"),
+    ("Transpose", "", lambda s, x, perm: F.transpose(x, perm), "array"),
+    ("ExpandDims", "", lambda s, x, axis: F.expand_dims(x, axis), "array"),
+    ("Shape", "", lambda s, x: F.shape(x), "array", "static"),
+    ("TensorShape", "", lambda s, x: F.tuple_to_array(F.shape(x)) if F.shape(x) else
+     F.zeros((0,), _dt.int64), "array"),
+    ("DynamicShape", "dtype=9", lambda s, x: F.tuple_to_array(F.shape(x)) if F.shape(x) else
+     F.zeros((0,), _dt.int64), "array"),
+    ("Rank", "", lambda s, x: F.rank(x), "array", "static"),
+    ("Size", "", lambda s, x: F.size(x), "array", "static"),
+    ("DType", "", _dtype_of, "array", "static"),
+    ("Tile", "", lambda s, x, multiples: F.tile(x, multiples), "array"),
+    ("Squeeze", "axis=()", _squeeze, "array"),
+    ("Unsqueeze", "dim", lambda s, x: F.expand_dims(x, s.dim), "array"),
+    ("Flatten", "", lambda s, x: F.flatten(x), "array"),
+    ("Split", "axis=0, output_num=1", _split, "array"),
+    ("Stack", "axis=0", lambda s, xs: F.stack(xs, s.axis), "array"),
+    ("Pack", "axis=0", lambda s, xs: F.stack(xs, s.axis), "array"),
+    ("Unstack", "axis=0, num=None", lambda s, x: F.unstack(x, s.axis), "array"),
+    ("Unpack", "axis=0", lambda s, x: F.unstack(x, s.axis), "array"),
+    ("Slice", "", lambda s, x, begin, size: F.slice(x, begin, size), "array"),
+    ("StridedSlice", "begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, "
+     "shrink_axis_mask=0", _strided_slice, "array"),
+    ("Gather", "batch_dims=0", lambda s, x, idx, axis: F.gather(x, idx, axis, s.batch_dims),
+     "array"),
+    ("GatherV2", "", lambda s, x, idx, axis: F.gather(x, idx, axis), "array"),
+    ("GatherD", "", lambda s, x, dim, idx: F.gather_elements(x, dim, idx), "array"),
+    ("GatherNd", "", lambda s, x, idx: F.gather_nd(x, idx), "array"),
+    ("ScatterNd", "", lambda s, idx, upd, shape: F.scatter_nd(idx, upd, shape), "array"),
+    ("TensorScatterUpdate", "", lambda s, x, idx, upd: F.tensor_scatter_update(x, idx, upd),
+     "array"),
+    ("ScatterNdUpdate", "use_locking=True",
+     lambda s, var, idx, upd: F.assign(var, F.tensor_scatter_update(var, idx, upd)), "array"),
+    ("BroadcastTo", "shape", lambda s, x: F.broadcast_to(x, s.shape), "array"),
+    ("Fill", "", lambda s, t, shape, value: F.fill(t, shape, value), "array"),
+    ("FillV2", "", lambda s, shape, value: F.broadcast_to(value, tuple(shape)), "array"),
+    ("Zeros", "", lambda s, shape, t=None: F.zeros(shape, t), "array"),
+    ("Ones", "", lambda s, shape, t=None: F.ones(shape, t), "array"),
+    ("ZerosLike", "", lambda s, x: F.zeros_like(x), "array"),
+    ("OnesLike", "", lambda s, x: F.ones_like(x), "array"),
+    ("Eye", "", lambda s, n, m, t: F.eye(n, m, t), "array"),
+    ("Identity", "", _identity, "array"),
+    ("OneHot", "axis=-1", lambda s, idx, depth, on, off: F.one_hot(idx, depth, on, off, s.axis),
+     "array"),
+    ("Select", "", lambda s, c, x, y: F.select(c, x, y), "array"),
+    ("MaskedFill", "", lambda s, x, mask, value: F.masked_fill(x, mask, value), "array"),
+    ("ReverseV2", "axis", lambda s, x: F.flip(x, s.axis), "array"),
+    ("Pad", "paddings", _pad, "array"),
+    ("Meshgrid", "indexing='xy'", lambda s, xs: tuple(mnp.meshgrid(*xs, indexing=s.indexing)),
+     "array"),
+    ("LinSpace", "", lambda s, start, stop, num: F.linspace(start, stop, num), "array"),
+    ("Range", "maxlen=1000000", _range, "array"),
+    ("Sort", "axis=-1, descending=False", lambda s, x: F.sort(x, s.axis, s.descending), "array"),
+    ("TopK", "sorted=True", lambda s, x, k: F.topk(x, k, None, True, s.sorted), "array"),
+    ("Argmax", "axis=-1, output_type=_dt.int32",
+     lambda s, x: F.cast(F.argmax(x, s.axis), s.output_type), "array"),
+    ("Argmin", "axis=-1, output_type=_dt.int32",
+     lambda s, x: F.cast(F.argmin(x, s.axis), s.output_type), "array"),
+    ("ArgMaxWithValue", "axis=0, keep_dims=False",
+     lambda s, x: _arg_with_value(F.max, s, x), "array"),
+    ("ArgMinWithValue", "axis=0, keep_dims=False",
+     lambda s, x: _arg_with_value(F.min, s, x), "array"),
+    ("Tril", "diagonal=0", lambda s, x: mnp.tril(x, s.diagonal), "array"),
+    ("Triu", "diagonal=0", lambda s, x: mnp.triu(x, s.diagonal), "array"),
+    ("Roll", "shift, axis", lambda s, x: mnp.roll(x, s.shift, s.axis), "array"),
+    ("ScalarToTensor", "", lambda s, x, t=_dt.float32: F.scalar_to_tensor(x, t), "array"),
+    ("TupleToArray", "", lambda s, x: F.tuple_to_array(x), "array"),
+    ("ScalarCast", "", _scalar_cast, "array"),
+    ("ResizeNearestNeighbor", "size, align_corners=False, half_pixel_centers=False",
+     lambda s, x: _resize(F.resize_nearest_neighbor, s, x), "array"),
+    ("ResizeBilinear", "size=None, align_corners=False, half_pixel_centers=False",
+     lambda s, x, size=None: _resize(F.resize_bilinear, s, x, size), "nn"),
+    ("ResizeBilinearV2", "align_corners=False, half_pixel_centers=False",
+     lambda s, x, size: F.resize_bilinear(x, size, s.align_corners, s.half_pixel_centers), "nn"),
+    # ---- math: binary -----------------------------------------------------------------
+    ("Add", "", lambda s, x, y: F.add(x, y), "math"),
+    ("TensorAdd", "", lambda s, x, y: F.add(x, y), "math"),
+    ("AddV2", "", lambda s, x, y: F.add(x, y), "math"),
+    ("Sub", "", lambda s, x, y: F.sub(x, y), "math"),
+    ("Mul", "", lambda s, x, y: F.mul(x, y), "math"),
+    ("Div", "", lambda s, x, y: F.div(x, y), "math"),
+    ("RealDiv", "", lambda s, x, y: F.div(x, y), "math"),
+    ("DivNoNan", "", lambda s, x, y: F.select(F.equal(y, 0), F.zeros_like(F.div(x, y)),
+                                               F.div(x, F.select(F.equal(y, 0), 1, y))), "math"),
+    ("FloorDiv", "", lambda s, x, y: F.floor_div(x, y), "math"),
+    ("FloorMod", "", lambda s, x, y: F.floor_mod(x, y), "math"),
+    ("Mod", "", lambda s, x, y: F.sub(x, F.mul(F.div(x, y, rounding_mode="trunc"), y)), "math"),
+    ("Pow", "", lambda s, x, y: F.pow(x, y), "math"),
+    ("Maximum", "", lambda s, x, y: F.maximum(x, y), "math"),
+    ("Minimum", "", lambda s, x, y: F.minimum(x, y), "math"),
+    ("SquaredDifference", "", lambda s, x, y: F.square(F.sub(x, y)), "math"),
+    ("Atan2", "", lambda s, x, y: mnp.arctan2(x, y), "math"),
+    ("Xdivy", "", lambda s, x, y: F.select(F.equal(x, 0), F.zeros_like(F.div(x, y)), F.div(x, y)),
+     "math"),
+    ("AddN", "", lambda s, xs: F.addn(xs), "math"),
+    ("MatMul", "transpose_a=False, transpose_b=False",
+     lambda s, x, y: F.mat_mul(x, y, s.transpose_a, s.transpose_b), "math"),
+    ("BatchMatMul", "transpose_a=False, transpose_b=False",
+     lambda s, x, y: F.batch_matmul(x, y, s.transpose_a, s.transpose_b), "math"),
+    ("BiasAdd", "data_format='NCHW'", lambda s, x, b: F.bias_add(x, b, s.data_format), "nn"),
+    # ---- math: comparison / logical ----------------------------------------------------
+    ("Equal", "", lambda s, x, y: F.equal(x, y), "math"),
+    ("NotEqual", "", lambda s, x, y: F.not_equal(x, y), "math"),
+    ("Greater", "", lambda s, x, y: F.greater(x, y), "math"),
+    ("GreaterEqual", "", lambda s, x, y: F.greater_equal(x, y), "math"),
+    ("Less", "", lambda s, x, y: F.less(x, y), "math"),
+    ("LessEqual", "", lambda s, x, y: F.less_equal(x, y), "math"),
+    ("LogicalAnd", "", lambda s, x, y: F.logical_and(x, y), "math"),
+    ("LogicalOr", "", lambda s, x, y: F.logical_or(x, y), "math"),
+    ("LogicalXor", "", lambda s, x, y: F.logical_xor(x, y), "math"),
+    ("LogicalNot", "", lambda s, x: F.logical_not(x), "math"),
+    ("IsNan", "", lambda s, x: F.isnan(x), "math"),
+    ("IsInf", "", lambda s, x: F.isinf(x), "math"),
+    ("IsFinite", "", lambda s, x: F.isfinite(x), "math"),
+    ("IsClose", "rtol=1e-05, atol=1e-08, equal_nan=True",
+     lambda s, x, y: mnp.isclose(x, y, s.rtol, s.atol, s.equal_nan), "math"),
+    # ---- math: unary ----------------------------------------------------------------------
+    ("Neg", "", lambda s, x: F.neg(x), "math"),
+    ("Abs", "", lambda s, x: F.abs(x), "math"),
+    ("Sign", "", lambda s, x: F.sign(x), "math"),
+    ("Square", "", lambda s, x: F.square(x), "math"),
+    ("Sqrt", "", lambda s, x: F.sqrt(x), "math"),
+    ("Rsqrt", "", lambda s, x: F.rsqrt(x), "math"),
+    ("Reciprocal", "", lambda s, x: F.reciprocal(x), "math"),
+    ("Exp", "", lambda s, x: F.exp(x), "math"),
+    ("Expm1", "", lambda s, x: F.expm1(x), "math"),
+    ("Log", "", lambda s, x: F.log(x), "math"),
+    ("Log1p", "", lambda s, x: F.log1p(x), "math"),
+    ("Sin", "", lambda s, x: F.sin(x), "math"),
+    ("Cos", "", lambda s, x: F.cos(x), "math"),
+    ("Tan", "", lambda s, x: mnp.tan(x), "math"),
+    ("Asin", "", lambda s, x: mnp.arcsin(x), "math"),
+    ("ACos", "", lambda s, x: mnp.arccos(x), "math"),
+    ("Atan", "", lambda s, x: mnp.arctan(x), "math"),
+    ("Sinh", "", lambda s, x: mnp.sinh(x), "math"),
+    ("Cosh", "", lambda s, x: mnp.cosh(x), "math"),
+    ("Asinh", "", lambda s, x: mnp.arcsinh(x), "math"),
+    ("Acosh", "", lambda s, x: mnp.arccosh(x), "math"),
+    ("Atanh", "", lambda s, x: mnp.arctanh(x), "math"),
+    ("Tanh", "", lambda s, x: F.tanh(x), "math"),
+    ("Erf", "", lambda s, x: F.erf(x), "math"),
+    ("Erfc", "", lambda s, x: F.sub(1.0, F.erf(x)), "math"),
+    ("Floor", "", lambda s, x: F.floor(x), "math"),
+    ("Ceil", "", lambda s, x: F.ceil(x), "math"),
+    ("Round", "", lambda s, x: F.round(x), "math"),
+    ("Rint", "", lambda s, x: F.round(x), "math"),
+    ("Trunc", "", lambda s, x: F.trunc(x), "math"),
+    ("CumSum", "exclusive=False, reverse=False", _cumsum, "math"),
+    ("CumProd", "exclusive=False, reverse=False", _cumprod, "math"),
+    ("Lerp", "", lambda s, a, b, w: F.add(a, F.mul(w, F.sub(b, a))), "math"),
+    ("ClipByValue", "", lambda s, x, lo, hi: F.clip_by_value(x, lo, hi), "math"),
+    # ---- math: reductions -----------------------------------------------------------------
+    ("ReduceSum", "keep_dims=False, skip_mode=False",
+     lambda s, x, axis=(): F.reduce_sum(x, _axis(axis), s.keep_dims), "math"),
+    ("ReduceMean", "keep_dims=False", lambda s, x, axis=(): F.reduce_mean(x, _axis(axis),
+                                                                        s.keep_dims), "math"),
+    ("ReduceMax", "keep_dims=False", lambda s, x, axis=(): F.reduce_max(x, _axis(axis),
+                                                                       s.keep_dims), "math"),
+    ("ReduceMin", "keep_dims=False", lambda s, x, axis=(): F.reduce_min(x, _axis(axis),
+                                                                       s.keep_dims), "math"),
+    ("ReduceProd", "keep_dims=False", lambda s, x, axis=(): F.reduce_prod(x, _axis(axis),
+                                                                         s.keep_dims), "math"),
+    ("ReduceAll", "keep_dims=False",
+     lambda s, x, axis=(): F.all(x, _axis(axis) or None, s.keep_dims), "math"),
+    ("ReduceAny", "keep_dims=False",
+     lambda s, x, axis=(): F.any(x, _axis(axis) or None, s.keep_dims), "math"),
+    ("ReduceLogSumExp", "keep_dims=False",
+     lambda s, x, axis=(): F.logsumexp(x, _axis(axis) or None, s.keep_dims), "math"),
+    ("SquareSumAll", "", lambda s, x, y: (F.square_sum(x), F.square_sum(y)), "math"),
+    # ---- nn ----------------------------------------------------------------------------------
+    ("ReLU", "", lambda s, x: F.relu(x), "nn"),
+    ("ReLU6", "", lambda s, x: F.relu6(x), "nn"),
+    ("ReLUV2", "", lambda s, x: (F.relu(x), F.greater(x, 0)), "nn"),
+    ("Sigmoid", "", lambda s, x: F.sigmoid(x), "nn"),
+    ("Softplus", "", lambda s, x: F.softplus(x), "nn"),
+    ("Softsign", "", lambda s, x: F.div(x, F.add(F.abs(x), 1.0)), "nn"),
+    ("SiLU", "", lambda s, x: F.silu(x), "nn"),
+    ("GeLU", "", lambda s, x: F.gelu(x), "nn"),
+    ("GELU", "", lambda s, x: F.gelu(x), "nn"),
+    ("FastGeLU", "", lambda s, x: F.mul(x, F.sigmoid(F.mul(1.702, x))), "nn"),
+    ("HSwish", "", lambda s, x: F.mul(x, F.div(F.relu6(F.add(x, 3.0)), 6.0)), "nn"),
+    ("HSigmoid", "", lambda s, x: F.div(F.relu6(F.add(x, 3.0)), 6.0), "nn"),
+    ("Mish", "", lambda s, x: F.mul(x, F.tanh(F.softplus(x))), "nn"),
+    ("Elu", "alpha=1.0", lambda s, x: F.select(F.greater(x, 0), x,
+                                               F.mul(s.alpha, F.expm1(x))), "nn"),
+    ("LeakyReLU", "alpha=0.2", lambda s, x: F.leaky_relu(x, s.alpha), "nn"),
+    ("Softmax", "axis=-1", lambda s, x: _softmax(F.softmax, s, x), "nn"),
+    ("LogSoftmax", "axis=-1", lambda s, x: _softmax(F.log_softmax, s, x), "nn"),
+    ("L2Normalize", "axis=0, epsilon=1e-4", lambda s, x: F.l2_normalize(x, s.axis, s.epsilon),
+     "nn"),
+    ("Conv2D", "out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1, "
+     "dilation=1, group=1, data_format='NCHW'", _conv2d, "nn"),
+    ("MaxPool", "kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW'",
+     lambda s, x: _pool(F.max_pool2d, s, x), "nn"),
+    ("AvgPool", "kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW'",
+     lambda s, x: _pool(F.avg_pool2d, s, x), "nn"),
+    ("SigmoidCrossEntropyWithLogits", "",
+     lambda s, x, y: F.sigmoid_cross_entropy_with_logits(x, y), "nn"),
+    ("BCEWithLogitsLoss", "reduction='mean'",
+     lambda s, x, y, w, pw: F.binary_cross_entropy_with_logits(x, y, w, pw, s.reduction), "nn"),
+    ("BinaryCrossEntropy", "reduction='mean'",
+     lambda s, x, y, w=None: F.binary_cross_entropy(x, y, w, s.reduction), "nn"),
+    ("SmoothL1Loss", "beta=1.0, reduction='none'",
+     lambda s, x, y: F.smooth_l1_loss(x, y, s.beta, s.reduction), "nn"),
+    ("NLLLoss", "reduction='mean', ignore_index=-100", _nll_loss, "nn"),
+    ("IOU", "mode='iou'", lambda s, a, g: F.iou(a, g, s.mode), "nn"),
+    ("ApplyMomentum", "use_nesterov=False, use_locking=False, gradient_scale=1.0",
+     _apply_momentum, "nn"),
+    ("RmsNorm", "epsilon=1e-6", lambda s, x, g: F.rms_norm(x, g, s.epsilon), "nn"),
+    # ---- random ----------------------------------------------------------------------------
+    ("UniformReal", "seed=0, seed2=0",
+     lambda s, shape: F.random_uniform(shape, s.seed * 65536 + s.seed2), "random"),
+    ("StandardNormal", "seed=0, seed2=0",
+     lambda s, shape: F.random_normal(shape, s.seed * 65536 + s.seed2), "random"),
+    # ---- other --------------------------------------------------------------------------------
+    ("Assign", "", lambda s, var, value: F.assign(var, value), "other"),
+    ("AssignAdd", "", lambda s, var, value: F.assign(var, F.add(var, value)), "other"),
+    ("AssignSub", "", lambda s, var, value: F.assign(var, F.sub(var, value)), "other"),
+    ("Depend", "", lambda s, value, expr: F.depend(value, expr), "other"),
+    ("StopGradient", "", lambda s, x: F.stop_gradient(x), "other"),
+    ("Print", "", _print, "other", "python"),
+    # ---- more compositions of the functional ops --------------------------------------
+    ("Addcdiv", "", lambda s, x, a, b, v: F.add(x, F.mul(v, F.div(a, b))), "math"),
+    ("Addcmul", "", lambda s, x, a, b, v: F.add(x, F.mul(v, F.mul(a, b))), "math"),
+    ("Inv", "", lambda s, x: F.reciprocal(x), "math"),
+    ("Logit", "eps=-1.0", lambda s, x: F.logit(x, None if s.eps < 0 else s.eps), "math"),
+    ("Xlogy", "", lambda s, x, y: F.xlogy(x, y), "math"),
+    ("MulNoNan", "", lambda s, x, y: F.select(F.equal(y, 0), F.zeros_like(F.mul(x, y)),
+                                               F.mul(x, y)), "math"),
+    ("TruncateDiv", "", lambda s, x, y: F.truncate_div(x, y), "math"),
+    ("TruncateMod", "", lambda s, x, y: F.truncate_mod(x, y), "math"),
+    ("Hypot", "", lambda s, x, y: mnp.hypot(x, y), "math"),
+    ("Heaviside", "", lambda s, x, v: mnp.heaviside(x, v), "math"),
+    ("ApproximateEqual", "tolerance=1e-5", lambda s, x, y: F.approximate_equal(x, y, s.tolerance),
+     "math"),
+    ("EqualCount", "", lambda s, x, y: F.reshape(F.reduce_sum(F.cast(F.equal(x, y), _dt.int32)),
+                                                 (1,)), "math"),
+    ("Cross", "dim=-65530", _cross, "math"),
+    ("AccumulateNV2", "", lambda s, xs: F.addn(xs), "math"),
+    ("L2Loss", "", lambda s, x: F.mul(F.reduce_sum(F.square(x)), 0.5), "nn"),
+    ("LpNorm", "axis, p=2, keep_dims=False, epsilon=1e-12",
+     lambda s, x: F.norm(x, float(s.p), s.axis, s.keep_dims), "math"),
+    ("EuclideanNorm", "keep_dims=False",
+     lambda s, x, axes: F.sqrt(F.reduce_sum(F.square(x), axes, s.keep_dims)), "math"),
+    ("ReduceStd", "axis=(), unbiased=True, keep_dims=False", _reduce_std, "math"),
+    ("Trace", "", lambda s, x: mnp.trace(x), "math"),
+    ("Diag", "", lambda s, x: F.diag(x), "array"),
+    ("DiagPart", "", lambda s, x: mnp.diagonal(x), "array"),
+    ("Expand", "", lambda s, x, shape: F.broadcast_to(x, tuple(shape.asnumpy().tolist())
+                                                      if hasattr(shape, "asnumpy") else
+                                                      tuple(shape)), "array"),
+    ("SplitV", "size_splits, split_dim, num_split",
+     lambda s, x: F.split(x, list(s.size_splits), s.split_dim), "array"),
+    ("MatrixBandPart", "", lambda s, x, lo, up: F.matrix_band_part(x, lo, up), "array"),
+    ("CeLU", "alpha=1.0", lambda s, x: F.celu(x, s.alpha), "nn"),
+    ("SeLU", "", lambda s, x: F.selu(x), "nn"),
+    ("HShrink", "lambd=0.5", lambda s, x: F.hardshrink(x, s.lambd), "nn"),
+    ("SoftShrink", "lambd=0.5", lambda s, x: F.soft_shrink(x, s.lambd), "nn"),
+    ("PReLU", "", lambda s, x, w: F.prelu(x, w), "nn"),
+    ("KLDivLoss", "reduction='mean'", lambda s, x, y: F.kl_div(x, y, s.reduction), "nn"),
+    ("SoftMarginLoss", "reduction='mean'",
+     lambda s, x, y: _reduce(F.log1p(F.exp(F.neg(F.mul(x, y)))), s.reduction), "nn"),
+    ("AdaptiveAvgPool2D", "output_size", lambda s, x: F.adaptive_avg_pool2d(x, s.output_size),
+     "nn"),
+    ("Cdist", "p=2.0", lambda s, a, b: F.cdist(a, b, s.p), "nn"),
+    ("UnsortedSegmentSum", "", lambda s, x, ids, n: F.unsorted_segment_sum(x, ids, n), "array"),
+    ("UnsortedSegmentMax", "", lambda s, x, ids, n: F.unsorted_segment_max(x, ids, n), "array"),
+    ("UnsortedSegmentMin", "", lambda s, x, ids, n: F.unsorted_segment_min(x, ids, n), "array"),
+    ("UnsortedSegmentProd", "", lambda s, x, ids, n: F.unsorted_segment_prod(x, ids, n),
+     "array"),
+    ("SegmentSum", "", _segment_sum, "array", "python"),
+    ("TensorScatterAdd", "", lambda s, x, idx, u: F.add(x, F.scatter_nd(idx, u, F.shape(x))),
+     "array"),
+    ("TensorScatterSub", "", lambda s, x, idx, u: F.sub(x, F.scatter_nd(idx, u, F.shape(x))),
+     "array"),
+    ("ScatterNdAdd", "use_locking=False",
+     lambda s, var, idx, u: F.assign(var, F.add(var, F.scatter_nd(idx, u, F.shape(var)))),
+     "array"),
+    ("ScatterNdSub", "use_locking=False",
+     lambda s, var, idx, u: F.assign(var, F.sub(var, F.scatter_nd(idx, u, F.shape(var)))),
+     "array"),
+    ("ScatterAdd", "use_locking=False",
+     lambda s, var, idx, u: F.assign(var, F.add(var, _scatter_axis0(var, idx, u))), "array"),
+    ("ScatterSub", "use_locking=False",
+     lambda s, var, idx, u: F.assign(var, F.sub(var, _scatter_axis0(var, idx, u))), "array"),
+    ("ScatterUpdate", "use_locking=True",
+     lambda s, var, idx, u: F.assign(var, F.tensor_scatter_update(
+         var, F.expand_dims(F.to_tensor(idx), -1), u)), "array"),
+    ("InplaceAdd", "indices", lambda s, x, v: F.inplace_add(x, v, s.indices), "array"),
+    ("InplaceSub", "indices", lambda s, x, v: F.inplace_sub(x, v, s.indices), "array"),
+    ("InplaceUpdate", "indices", lambda s, x, v: F.inplace_update(x, v, s.indices), "array"),
+    ("IndexAdd", "axis, use_lock=True, check_index_bound=True", _index_add, "array"),
+    ("ResizeNearestNeighborV2", "align_corners=False, half_pixel_centers=False",
+     lambda s, x, size: F.resize_nearest_neighbor(
+         x, tuple(size.asnumpy().tolist()) if hasattr(size, "asnumpy") else size,
+         s.align_corners, s.half_pixel_centers), "nn"),
+    ("MirrorPad", "mode='REFLECT'", _mirror_pad, "nn"),
+    ("Padding", "pad_dim_size=8",
+     lambda s, x: F.concat((x, F.zeros(F.shape(x)[:-1] + (s.pad_dim_size - F.shape(x)[-1],),
+                                       F.dtype(x))), -1), "nn"),
+    ("Eps", "", _eps, "array"),
+    ("DepthToSpace", "block_size", _depth_to_space, "array"),
+    ("SpaceToDepth", "block_size", _space_to_depth, "array"),
+    ("InvertPermutation", "", lambda s, x: tuple(int(i) for i in _np.argsort(x)), "array",
+     "static"),
+    ("IdentityN", "", lambda s, xs: tuple(xs), "array"),
+    ("UniformInt", "seed=0, seed2=0", _uniform_int, "random"),
+    ("StandardLaplace", "seed=0, seed2=0", _standard_laplace, "random"),
+    ("LogSpace", "steps=10, base=10, dtype=None", _log_space, "array"),
+    ("Dropout2D", "keep_prob=0.5", lambda s, x: _channel_dropout(s, x, 4), "nn"),
+    ("Dropout3D", "keep_prob=0.5", lambda s, x: _channel_dropout(s, x, 5), "nn"),
+    ("IndexFill", "", lambda s, x, dim, index, value: F.index_fill(x, dim, index, value),
+     "array"),
+    ("SparseGatherV2", "", lambda s, x, idx, axis: F.gather(x, idx, axis), "array"),
+    ("ParallelConcat", "", lambda s, xs: F.concat(xs, 0), "array"),
+    ("InTopK", "k", _in_top_k, "nn"),
+    ("Conv2DTranspose", "out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None, "
+     "mode=1, stride=1, dilation=1, group=1, data_format='NCHW'", _conv2d_transpose, "nn"),
+    ("Conv2DBackpropInput", "out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None, "
+     "mode=1, stride=1, dilation=1, group=1, data_format='NCHW'", _conv2d_transpose, "nn"),
+    # collectives over the MPI world (msmlir.communication; `group`: the world group only)
+    ("AllReduce", "op='sum', group=None",
+     lambda s, x: _all_reduce(x, _world(s, s.op)), "comm"),
+    ("AllGather", "group=None", lambda s, x: _all_gather(_world(s, x)), "comm"),
+    ("ReduceScatter", "op='sum', group=None",
+     lambda s, x: _reduce_scatter(x, _world(s, s.op)), "comm"),
+    ("Broadcast", "root_rank, group=None",
+     lambda s, xs: tuple(_broadcast(x, _world(s, s.root_rank)) for x in xs), "comm"),
+]
+
+# MindSpore primitives of the most used set that msmlir does not have, and why.
+MISSING = {
+    "AlltoAll": "no all-to-all collective yet (the pinned mpi dialect has only MPI_Allreduce)",
+    "Unique": "the output shape depends on the data (no dynamic shapes)",
+    "MaskedSelect": "the output shape depends on the data (no dynamic shapes)",
+    "NonZero": "the output shape depends on the data (no dynamic shapes)",
+    "Adam": "the fused optimizer primitive; nn.Adam is compiled from ops",
+    "Im2Col": "no functional twin yet",
+    "CTCLoss": "no functional twin yet",
+    "Einsum": "no functional twin yet",
+    "Multinomial": "no functional twin yet (sampling without replacement)",
+}
+
+
+# ---------------------------------------------------------------------------
+# Class generation
+# ---------------------------------------------------------------------------
+
+def _signature(spec: str) -> inspect.Signature:
+    return inspect.signature(eval(f"lambda {spec}: None", {"_dt": _dt}))  # noqa: S307
+
+
+def _make_class(name, spec, impl, category, *flags):
+    sig = _signature(spec)
+
+    def __init__(self, *args, **kwargs):
+        Primitive.__init__(self, name)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"For '{name}', {e}") from None
+        bound.apply_defaults()
+        for k, v in bound.arguments.items():
+            setattr(self, k, v)
+            self.add_prim_attr(k, v)
+            self.init_attrs[k] = v
+
+    def _impl(self, *args, **kwargs):
+        return impl(self, *args, **kwargs)
+
+    doc = (f"MindSpore's `ops.{name}({spec})` primitive ({category}); msmlir composes it "
+           f"from the functional ops (see msmlir/ops/operations/__init__.py).")
+    ns = {"__init__": __init__, "_impl": _impl, "__doc__": doc, "__module__": __name__,
+          "_static": "static" in flags, "category": category}
+    if "python" in flags:
+        ns["__call__"] = lambda self, *a, **k: impl(self, *a, **k)
+    return type(name, (PrimitiveWithInfer,), ns)
+
+
+CLASSES: dict = {}
+for _row in TABLE:
+    if _row[0] in CLASSES:
+        continue
+    CLASSES[_row[0]] = _make_class(*_row)
+for _cls in (LayerNorm, BatchNorm, Dropout, SoftmaxCrossEntropyWithLogits,
+             SparseSoftmaxCrossEntropyWithLogits):
+    CLASSES[_cls.__name__] = _cls
+CLASSES["Custom"] = Custom
+globals().update(CLASSES)
+
+CATEGORY = {n: getattr(c, "category", "nn") for n, c in CLASSES.items()}
+
+__all__ = sorted(CLASSES) + ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck",
+                             "prim_attr_register", "constexpr"]
