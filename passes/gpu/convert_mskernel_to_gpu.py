@@ -21,14 +21,34 @@ The mapping, per kernel:
   - convert-linalg-to-parallel-loops: one scf.parallel per op over its parallel
     dims, its reduction dims as scf.for inside (a reduction to a scalar gets a
     one-iteration scf.parallel around it);
+  - a contraction (`tile-matmul`: one scf.for over K >= 8 folding
+    add(acc, mul(f(a), g(b))) of two loads into out[idx]: linalg.matmul,
+    batch_matmul, the transposed forms, generics with a mul+add body) is
+    tiled (plan_matmul): a block per TM x TN output tile (batch dims: a block
+    each), a thread per RM x RN register tile (outputs strided by the thread
+    counts: coalesced stores, conflict-free shared reads), K stepped by TK
+    with the A and B tiles staged through shared memory (loads coalesced
+    along each buffer's innermost dim; a k-fast tile padded by one column).
+    The phases (init the register tile from the output, per K step load /
+    compute, store) are sibling thread loops in the block loop, the K steps a
+    serial scf.for around the load and compute phases: barrier semantics on
+    the CPU as they are; with launch=true one thread loop with gpu.barrier
+    after every phase, the register tile (a `local` [T, RM, RN] buffer) a
+    private alloca of each thread, which LLVM keeps in registers (the K-step
+    loop carries an LLVM no-unroll annotation: fully unrolled at O3, ptxas
+    spent up to 249 registers on LeNet's small tiles);
   - a row reduction (one scf.for of >= 32 iterations folding an associative,
     commutative arith op into out[idx], its inputs read contiguously along the
     reduced dim: softmax/layernorm rows, a sum to a scalar) becomes one block
     per output element (`block-reductions`): each of T threads (T = `threads`,
     or less for short rows) folds a strided part of the row, a shared-memory
     tree halves the T partial results (log2 T phases), thread 0 folds the
-    result into the output's initial value. The phases are sibling thread
-    loops inside the block loop: run one after the other they have exactly
+    result into the output's initial value (with launch=true the tree's
+    steps within one warp, s = 16 .. 1, become `gpu.shuffle down` steps of
+    warp 0 when the block has >= 32 threads and the type is 32-bit: the same
+    combinations in the same order as the shared-memory steps the CPU check
+    runs). The phases are sibling thread loops inside the block loop: run
+    one after the other they have exactly
     barrier semantics, so the CPU check runs this form as it is; with
     launch=true they are fused into one thread loop with `gpu.barrier`
     between phases and the buffer becomes a workgroup attribution of the
@@ -36,11 +56,12 @@ The mapping, per kernel:
     thread loop per block loop);
   - any other reduction is one thread per output element (each thread owns
     its output and loops over the reduced dims; coalesced across threads when
-    the reduced dim is not the innermost one, e.g. column sums, matmul); the
+    the reduced dim is not the innermost one, e.g. column sums, a matmul with
+    K < 8 or with tile-matmul=false); the
     innermost reduction loop carries the accumulator in a register (iter_args:
     one load before, one store after) when nothing else in the loop touches
     the output's buffer (neither, like block reductions, in a kernel that
-    some call passes the same buffer twice);
+    some call passes the same buffer twice; nor is a matmul tiled there);
   - each other scf.parallel over static bounds is tiled: threads from the
     innermost dim outwards (at most `threads` per block), the tile counts are
     the blocks; thread dims map to thread_x/y/z (innermost -> x, a third
@@ -54,9 +75,15 @@ The mapping, per kernel:
     so is a top-level memref.load (a 0-d tensor's value) when nothing between
     writes its memref.
 
-Not yet: matmul/conv tiling through shared memory, tensor cores, warp
-shuffles, split reductions (a long reduction to few outputs uses one block
-per output), the polyhedral schedule (mskernel-poly-schedule{target=gpu}).
+With launch=true (`fma`, default on) the float add/sub/mul of the device
+code get fastmath `contract`, so the NVPTX back end fuses mul+add into
+fma.rn (without it: mul.rn + add.rn).
+
+Not yet: conv tiling (convs stay one thread per output), tensor cores,
+split-K / split reductions (a long reduction to few outputs uses one block
+per output; a matmul with few output tiles gets small tiles instead),
+double-buffered tiles / vector loads, the polyhedral schedule
+(mskernel-poly-schedule{target=gpu}).
 
 Diagnostics (errors, pass fails): a kernel with dynamic shapes; compute
 (linalg ops, parallel loops) outside a kernel function (run mindir-graph-kernel-fusion /
@@ -493,6 +520,10 @@ def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
                     a = memref.LoadOp(sh, [t]).result
                     b = memref.LoadOp(sh, [ts]).result
                     memref.StoreOp(_combine(m, a, b), sh, [t])
+                if s < WARP and T >= WARP and _shuffles(elt):
+                    # the last phases, within one warp: shuffles with launch=true
+                    ph = at.parent
+                    ph.attributes[_WARP_ATTR] = ir.DenseI64ArrayAttr.get([s, n])
                 s //= 2
             # thread 0 folds the row's result into the output's initial value
             _, t, at = _thread_loop(T)
@@ -508,24 +539,440 @@ def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
     return True
 
 
-def _fuse_phases(kernel: ir.Operation) -> None:
-    """The phases of each block reduction: one thread loop, gpu.barrier between them."""
+# --- matmul tiling -------------------------------------------------------------------
+
+_LOCAL = "msmlir.gpu_local"
+_MATMUL_COMBINERS = {"arith.addf", "arith.addi"}
+_MATMUL_PRODUCTS = {"arith.mulf", "arith.muli"}
+MIN_TILED_K = 8              # shorter contractions stay one thread per output
+
+
+_TILE_LEVELS = [(128, 8), (64, 4), (32, 2), (16, 1)]   # (tile side, outputs per thread)
+MIN_BLOCKS = 128             # about one wave of an H100's 132 SMs
+
+
+def plan_matmul(M: int, N: int, K: int, threads: int, batch: int = 1,
+                ) -> tuple[int, int, int, int, int]:
+    """(TM, TN, RM, RN, TK): a block computes a TM x TN output tile, each of its
+    (TM/RM) x (TN/RN) threads an RM x RN register tile (outputs strided by the
+    thread counts), K stepped by TK through shared memory. Each side starts at
+    the largest tile of _TILE_LEVELS that fits it (16 threads along it; a side
+    under 16 gets one thread per element); the larger tile is halved (a level
+    down) while the grid has fewer than MIN_BLOCKS blocks, then tiles are
+    halved until the block fits the `threads` budget. TK: 8 for 8x8 register
+    tiles, else 16 (at most K rounded up to a power of two)."""
+    def start(E):
+        for lvl, (t, _) in enumerate(_TILE_LEVELS):
+            if t <= E:
+                return lvl, _TILE_LEVELS[lvl]
+        return len(_TILE_LEVELS) - 1, (_pow2ceil(E), 1)
+    (lm, (TM, RM)), (ln, (TN, RN)) = start(M), start(N)
+
+    def blocks():
+        return -(-M // TM) * -(-N // TN) * batch
+    last = len(_TILE_LEVELS) - 1
+    while blocks() < MIN_BLOCKS and (lm < last or ln < last):
+        if lm < last and (TM >= TN or ln == last):
+            lm += 1
+            TM, RM = _TILE_LEVELS[lm]
+        else:
+            ln += 1
+            TN, RN = _TILE_LEVELS[ln]
+    while (TM // RM) * (TN // RN) > threads:
+        if TM // RM >= TN // RN and TM > RM:
+            TM //= 2
+        elif TN > RN:
+            TN //= 2
+        else:
+            break
+    TK = min(8 if RM * RN >= 64 else 16, _pow2ceil(K))
+    return TM, TN, RM, RN, TK
+
+
+def _defined_outside(v: ir.Value, op: ir.Operation) -> bool:
+    """Whether v is defined outside op (not by an op nor a block argument in it)."""
+    o = v.owner
+    while o is not None:
+        if isinstance(o, ir.Block):
+            o = o.owner
+        o = o.operation if o is not None else None
+        if o == op:
+            return False
+        o = o.parent if o is not None else None
+    return True
+
+
+def _match_matmul(p: ir.Operation) -> dict | None:
+    """A contraction per parallel iteration: p's body is one scf.for k in [0, K)
+    (K >= MIN_TILED_K) whose body loads acc = out[idx], stores add(acc, e) with
+    e = mul(f(a), g(b)) of exactly two loads a, b that both index with k, the
+    other indices being p's ivs or invariants; an iv only `a` uses is the M
+    dim (the innermost such), one only `b` uses is N, the others are batch
+    dims; idx uses every iv. Returns its parts, or None."""
+    body = p.regions[0].blocks[0]
+    ivs = list(body.arguments)
+    ops = [o.operation for o in body.operations][:-1]
+    fors = [o for o in ops if o.name == "scf.for"]
+    if len(fors) != 1 or any(o != fors[0] and not _is_pure(o) for o in ops):
+        return None
+    loop = fors[0]
+    lv = loop.opview
+    if len(loop.results) or (_const(lv.lowerBound), _const(lv.step)) != (0, 1):
+        return None
+    K = _const(lv.upperBound)
+    if K is None or K < MIN_TILED_K:
+        return None
+    fbody = loop.regions[0].blocks[0]
+    k = fbody.arguments[0]
+    fops = [o.operation for o in fbody.operations][:-1]
+    if any(o.regions for o in fops) or not all(
+            o.name in ("memref.load", "memref.store") or _is_pure(o) for o in fops):
+        return None
+    stores = [o for o in fops if o.name == "memref.store"]
+    if len(stores) != 1:
+        return None
+    store = stores[0]
+    value, mem, idx = store.operands[0], store.operands[1], list(store.operands[2:])
+    comb = _owner_op(value)
+    if comb is None or comb.name not in _MATMUL_COMBINERS or comb not in fops:
+        return None
+    acc_pos = None
+    for i, v in enumerate(comb.operands):
+        o = _owner_op(v)
+        if o is not None and o.name == "memref.load" and o.operands[0] == mem and \
+                list(o.operands[1:]) == idx and len(list(v.uses)) == 1:
+            acc_pos = i
+    if acc_pos is None:
+        return None
+    load = _owner_op(comb.operands[acc_pos])
+    prod = _owner_op(comb.operands[1 - acc_pos])
+    if prod is None or prod.name not in _MATMUL_PRODUCTS or prod not in fops:
+        return None
+    ins = [o for o in fops if o.name == "memref.load" and o != load]
+    if len(ins) != 2 or any(_root(o.operands[0]) == _root(mem) for o in ins):
+        return None
+    # every other value comes from the loop body, or from outside p
+    for o in fops:
+        for v in o.operands:
+            o2 = _owner_op(v)
+            if (o2 is not None and o2 in fops) or v in ivs or v == k:
+                continue
+            if not _defined_outside(v, p):
+                return None
+    for v in idx:
+        if v == k or (v not in ivs and not _defined_outside(v, p)):
+            return None
+    if any(iv not in idx for iv in ivs):
+        return None
+    uses = []
+    for ld in ins:
+        ix = list(ld.operands[1:])
+        if sum(1 for v in ix if v == k) != 1:
+            return None
+        if any(v != k and v not in ivs and not _defined_outside(v, p) for v in ix):
+            return None
+        uses.append([v for v in ix if v in ivs])
+    only_a = [v for v in uses[0] if v not in uses[1]]
+    only_b = [v for v in uses[1] if v not in uses[0]]
+    if not only_a or not only_b:
+        return None
+    m_iv, n_iv = only_a[-1], only_b[-1]
+    dims = {"m": ivs.index(m_iv), "n": ivs.index(n_iv)}
+    # a tile is loaded k-fast when k is its buffer's innermost index
+    kfast = [list(ld.operands[1:])[-1] == k for ld in ins]
+    return {"loop": loop, "k": k, "K": K, "fops": fops, "store": store, "load": load,
+            "comb": comb, "acc_pos": acc_pos, "prod": prod, "mem": mem, "idx": idx,
+            "a": ins[0], "b": ins[1], "dims": dims, "kfast": kfast}
+
+
+def _and(conds: list[ir.Value]) -> ir.Value | None:
+    if not conds:
+        return None
+    c = conds[0]
+    for x in conds[1:]:
+        c = arith.AndIOp(c, x).result
+    return c
+
+
+def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
+    """The tiled contraction: a block per TM x TN output tile (batch dims: a
+    block each), a thread per RM x RN register tile, K stepped by TK with the
+    A and B tiles staged through shared memory. Phases, as sibling thread
+    loops in the block loop (barrier semantics, as block reductions): init
+    (the register tile <- the output's initial values), then per K step a
+    load phase (each thread copies TK*TM/T elements of A and TK*TN/T of B,
+    consecutive threads along the buffers' innermost dims: coalesced) and a
+    compute phase (per kk: RM values of A, RN of B from shared memory, RM*RN
+    multiply-adds into the register tile), then the store phase. The register
+    tile is a `local` buffer [T, RM, RN] here; launch=true makes it a private
+    array per thread (mem2reg'd into registers by LLVM)."""
+    pv = p.opview
+    lbs, ubs, steps = ([_const(v) for v in vs] for vs in (pv.lowerBound, pv.upperBound, pv.step))
+    if any(v != 0 for v in lbs) or any(v != 1 for v in steps) or None in ubs:
+        return False
+    dm, dn = m["dims"]["m"], m["dims"]["n"]
+    M, N, K = ubs[dm], ubs[dn], m["K"]
+    batch = math.prod(ubs[d] for d in range(len(ubs)) if d not in (dm, dn))
+    TM, TN, RM, RN, TK = plan_matmul(M, N, K, threads, batch)
+    TY, TX = TM // RM, TN // RN
+    T = TX * TY
+    nd = len(ubs)
+    ext = {d: ubs[d] for d in range(nd)}
+    ext[dm], ext[dn] = -(-M // TM), -(-N // TN)
+    order = [d for d in range(nd) if d not in (dm, dn) and ubs[d] > 1] + [dm, dn]
+    bdims = [d for d in order if ext[d] > 1]
+    bgroups = _groups(bdims, ext, MAX_GRID_YZ)
+    body = p.regions[0].blocks[0]
+    ivs = list(body.arguments)
+    ta, tb = m["a"].results[0].type, m["b"].results[0].type
+    elt = m["store"].operands[0].type
+    pad = [1 if m["kfast"][0] else 0, 1 if m["kfast"][1] else 0]   # no bank conflicts on stores
+    nkt = -(-K // TK)
+    with ir.InsertionPoint(p), p.location:
+        outer, bivs = _new_parallel([max(1, math.prod(ext[d] for d in g)) for g in bgroups],
+                                    _BLOCK_IDS[:len(bgroups)])
+        outer.attributes[_PHASES] = ir.UnitAttr.get()
+        ob = outer.regions[0].blocks[0]
+        with ir.InsertionPoint(ob.operations[len(ob.operations) - 1]):
+            coords = {}
+            for g, v in zip(bgroups, bivs):
+                coords.update(_coords(v, g, ext))
+            bc = {d: coords.get(d) or _index(0) for d in range(nd)}
+            m0 = arith.MulIOp(bc[dm], _index(TM)).result
+            n0 = arith.MulIOp(bc[dn], _index(TN)).result
+            sa = memref.AllocOp(ir.MemRefType.get([TK, TM + pad[0]], ta), [], [])
+            sb = memref.AllocOp(ir.MemRefType.get([TK, TN + pad[1]], tb), [], [])
+            acc = memref.AllocOp(ir.MemRefType.get([T, RM, RN], elt), [], [])
+            sa.attributes[_SHARED] = ir.UnitAttr.get()
+            sb.attributes[_SHARED] = ir.UnitAttr.get()
+            acc.attributes[_LOCAL] = ir.UnitAttr.get()
+            sa, sb, acc = sa.result, sb.result, acc.result
+
+            def outputs(t):
+                """(ri, rj, out index, in-bounds condition) of thread t's tile."""
+                tn = arith.RemUIOp(t, _index(TX)).result
+                tm = arith.DivUIOp(t, _index(TX)).result
+                res = []
+                for ri in range(RM):
+                    i = arith.AddIOp(m0, arith.AddIOp(tm, _index(ri * TY)).result).result
+                    for rj in range(RN):
+                        j = arith.AddIOp(n0, arith.AddIOp(tn, _index(rj * TX)).result).result
+                        conds = []
+                        if M % TM:
+                            conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, i, _index(M)).result)
+                        if N % TN:
+                            conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, j, _index(N)).result)
+                        where = {ivs[d]: bc[d] for d in range(nd)}
+                        where[ivs[dm]], where[ivs[dn]] = i, j
+                        res.append((ri, rj, [where.get(v, v) for v in m["idx"]], _and(conds)))
+                return res
+
+            # init: the register tile <- the output's initial values
+            _, t, at = _thread_loop(T)
+            with ir.InsertionPoint(at):
+                for ri, rj, idx, cond in outputs(t):
+                    with ir.InsertionPoint(_guarded(cond, at)):
+                        v = memref.LoadOp(m["mem"], idx).result
+                        memref.StoreOp(v, acc, [t, _index(ri), _index(rj)])
+            kt_loop = scf.ForOp(_index(0), _index(nkt), _index(1))
+            # (kept a loop: fully unrolled by LLVM at O3, ptxas then schedules
+            # the small tiles' K steps into up to 255 registers)
+            kt_loop.attributes["loop_annotation"] = ir.Attribute.parse(
+                "#llvm.loop_annotation<unroll = <disable = true>>")
+            with ir.InsertionPoint(kt_loop.body):
+                kt = kt_loop.induction_variable
+                k0 = arith.MulIOp(kt, _index(TK)).result
+                # load phase: the A and B tiles of this K step into shared memory
+                _, t, at = _thread_loop(T)
+                with ir.InsertionPoint(at):
+                    for ld, buf, dim, TS, S, kf in ((m["a"], sa, dm, TM, M, m["kfast"][0]),
+                                                    (m["b"], sb, dn, TN, N, m["kfast"][1])):
+                        s0 = m0 if dim == dm else n0
+                        total = TK * TS
+                        for r in range(-(-total // T)):
+                            e = arith.AddIOp(t, _index(r * T)).result
+                            if kf:
+                                kk, ss = arith.RemUIOp(e, _index(TK)).result, \
+                                    arith.DivUIOp(e, _index(TK)).result
+                            else:
+                                ss, kk = arith.RemUIOp(e, _index(TS)).result, \
+                                    arith.DivUIOp(e, _index(TS)).result
+                            gi = arith.AddIOp(s0, ss).result
+                            gk = arith.AddIOp(k0, kk).result
+                            conds = []
+                            if total % T and (r + 1) * T > total:
+                                conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, e,
+                                                          _index(total)).result)
+                            if S % TS:
+                                conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gi,
+                                                          _index(S)).result)
+                            if K % TK:
+                                conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gk,
+                                                          _index(K)).result)
+                            with ir.InsertionPoint(_guarded(_and(conds), at)):
+                                where = {ivs[d]: bc[d] for d in range(nd)}
+                                where[ivs[dim]] = gi
+                                where[m["k"]] = gk
+                                v = _clone(ld, where).results[0]
+                                memref.StoreOp(v, buf, [kk, ss])
+                # compute phase: RM x RN multiply-adds per kk of this K step
+                _, t, at = _thread_loop(T)
+                with ir.InsertionPoint(at):
+                    tn = arith.RemUIOp(t, _index(TX)).result
+                    tm = arith.DivUIOp(t, _index(TX)).result
+                    ub = _index(TK)
+                    if K % TK:
+                        ub = arith.MinSIOp(ub, arith.SubIOp(_index(K), k0).result).result
+                    kl = scf.ForOp(_index(0), ub, _index(1))
+                    with ir.InsertionPoint(kl.body):
+                        kk = kl.induction_variable
+                        av = [memref.LoadOp(sa, [kk, arith.AddIOp(tm, _index(r * TY)).result])
+                              .result for r in range(RM)]
+                        bv = [memref.LoadOp(sb, [kk, arith.AddIOp(tn, _index(r * TX)).result])
+                              .result for r in range(RN)]
+                        expr = [o for o in m["fops"] if o not in
+                                (m["a"], m["b"], m["load"], m["store"], m["comb"])]
+                        for ri in range(RM):
+                            for rj in range(RN):
+                                where = {m["a"].results[0]: av[ri], m["b"].results[0]: bv[rj]}
+                                for o in expr:
+                                    _clone(o, where)
+                                pos = [t, _index(ri), _index(rj)]
+                                a = memref.LoadOp(acc, pos).result
+                                memref.StoreOp(_combine(m, a, where[m["prod"].results[0]]),
+                                               acc, pos)
+                        scf.YieldOp([])
+                scf.YieldOp([])
+            # store phase: the register tile -> the output
+            _, t, at = _thread_loop(T)
+            with ir.InsertionPoint(at):
+                for ri, rj, idx, cond in outputs(t):
+                    with ir.InsertionPoint(_guarded(cond, at)):
+                        v = memref.LoadOp(acc, [t, _index(ri), _index(rj)]).result
+                        memref.StoreOp(v, m["mem"], idx)
+            for buf in (sa, sb, acc):
+                memref.DeallocOp(buf)
+    p.erase()
+    return True
+
+
+def _is_thread_loop(op: ir.Operation) -> bool:
+    return _is_mapped(op) and "thread_" in str(op.attributes["mapping"])
+
+
+WARP = 32
+_WARP_ATTR = "msmlir.gpu_warp"
+
+
+def _shuffles(t: ir.Type) -> bool:
+    """Whether gpu.shuffle (32-bit shfl.sync) carries values of type t."""
+    return isinstance(t, (ir.F32Type,)) or (isinstance(t, ir.IntegerType) and
+                                            ir.IntegerType(t).width == 32)
+
+
+def _warp_shuffles(kernel: ir.Operation) -> None:
+    """The tree phases of a block reduction within one warp (s = 16 .. 1,
+    tagged by _map_row_reduction) -> one phase of warp shuffles: the 32 lanes
+    of warp 0 load sh[lane], fold in `gpu.shuffle down` by s (lanes whose
+    partner lies past the n partial results keep their value, as the tree's
+    guard), lane 0 stores the result to sh[0]. Same values combined in the
+    same order as the tree that the CPU check runs, without the shared-memory
+    round trips and barriers between the steps."""
     block = kernel.regions[0].blocks[0]
     for outer in [o.operation for o in block.operations]:
         if outer.name != "scf.parallel" or _PHASES not in outer.attributes:
             continue
-        loops = [o.operation for o in outer.regions[0].blocks[0].operations
-                 if o.operation.name == "scf.parallel"]
-        first = loops[0].regions[0].blocks[0]
-        term = first.operations[len(first.operations) - 1]
-        for other in loops[1:]:
-            with ir.InsertionPoint(term), other.location:
+        tagged = [o.operation for o in outer.regions[0].blocks[0].operations
+                  if _WARP_ATTR in o.operation.attributes]
+        if not tagged:
+            continue
+        steps = [list(ir.DenseI64ArrayAttr(o.attributes[_WARP_ATTR])) for o in tagged]
+        n = steps[0][1]
+        store = _walk(tagged[0], lambda o: o.name == "memref.store")[0]
+        comb, sh = _owner_op(store.operands[0]), store.operands[1]
+        T = _const(tagged[0].opview.upperBound[0])
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint(tagged[0]), tagged[0].location:
+            _, t, at = _thread_loop(T)
+            with ir.InsertionPoint(at):
+                lane = arith.CmpIOp(arith.CmpIPredicate.ult, t, _index(WARP)).result
+            y = _guarded(lane, at)
+            with ir.InsertionPoint(y):
+                v = memref.LoadOp(sh, [t]).result
+                width = arith.ConstantOp(i32, WARP).result
+                for s, _ in steps:
+                    other = gpu.ShuffleOp(v, arith.ConstantOp(i32, s).result, width,
+                                          gpu.ShuffleMode.DOWN).results[0]
+                    c = comb.clone()
+                    c.operands[0], c.operands[1] = v, other
+                    if 2 * s > n:
+                        ok = arith.CmpIOp(arith.CmpIPredicate.ult,
+                                          arith.AddIOp(t, _index(s)).result, _index(n)).result
+                        v = arith.SelectOp(ok, c.results[0], v).result
+                    else:
+                        v = c.results[0]
+                first = arith.CmpIOp(arith.CmpIPredicate.eq, t, _index(0)).result
+                with ir.InsertionPoint(_guarded(first, y)):
+                    memref.StoreOp(v, sh, [_index(0)])
+        for o in tagged:
+            o.erase()
+
+
+def _fuse_phases(kernel: ir.Operation) -> None:
+    """The phases of each block reduction / tiled matmul -> one thread loop.
+
+    The block loop holds a prologue (coordinates, buffers), then the phases:
+    thread loops, and serial scf.for loops (the K steps of a matmul) holding
+    thread loops. They move into one thread loop, each phase's body inlined
+    where it was, with gpu.barrier after every phase but the last (inside a
+    serial loop after its last phase too: the next iteration's first phase
+    overwrites what it read). A `local` buffer [T, ...] indexed by the thread
+    becomes a private memref.alloca [...] of each thread."""
+    block = kernel.regions[0].blocks[0]
+    for outer in [o.operation for o in block.operations]:
+        if outer.name != "scf.parallel" or _PHASES not in outer.attributes:
+            continue
+        ops = [o.operation for o in outer.regions[0].blocks[0].operations][:-1]
+        phased = [i for i, o in enumerate(ops) if _is_thread_loop(o) or
+                  (o.name == "scf.for" and _walk(o, _is_thread_loop))]
+        first = _walk(ops[phased[0]], _is_thread_loop)[0]
+        T = _const(first.opview.upperBound[0])
+        with ir.InsertionPoint(ops[phased[0]]), outer.location:
+            fused, (t,) = _new_parallel([T], ["thread_x"])
+        fb = fused.regions[0].blocks[0]
+        term = fb.operations[len(fb.operations) - 1]
+        for o in ops[phased[0]:phased[-1] + 1]:
+            o.move_before(term)
+        phases = [o for o in _walk(fused, _is_thread_loop) if o != fused]
+        for ph in phases:
+            pb = ph.regions[0].blocks[0]
+            pb.arguments[0].replace_all_uses_with(t)
+            for o in [o.operation for o in pb.operations][:-1]:
+                o.move_before(ph)
+            with ir.InsertionPoint(ph), ph.location:
                 gpu.BarrierOp()
-            ob = other.regions[0].blocks[0]
-            ob.arguments[0].replace_all_uses_with(first.arguments[0])
-            for o in [o.operation for o in ob.operations][:-1]:
-                o.move_before(term)
-            other.erase()
+            ph.erase()
+        last = fb.operations[len(fb.operations) - 2]
+        if last.operation.name == "gpu.barrier":
+            last.operation.erase()
+        for a in [o for o in ops if o.name == "memref.alloc" and _LOCAL in o.attributes]:
+            t_mem = ir.MemRefType(a.results[0].type)
+            with ir.InsertionPoint(fb.operations[0]), a.location:
+                priv = memref.AllocaOp(ir.MemRefType.get(t_mem.shape[1:], t_mem.element_type),
+                                       [], []).result
+            for use in list(a.results[0].uses):
+                u = use.owner
+                if u.name == "memref.dealloc":
+                    u.erase()
+                    continue
+                with ir.InsertionPoint(u), u.location:
+                    if u.name == "memref.load":
+                        new = memref.LoadOp(priv, list(u.operands[2:]))
+                        u.results[0].replace_all_uses_with(new.result)
+                    else:
+                        memref.StoreOp(u.operands[0], priv, list(u.operands[3:]))
+                u.erase()
+            a.erase()
         del outer.attributes[_PHASES]
 
 
@@ -752,13 +1199,35 @@ def _check_host(module: ir.Operation) -> None:
                          "and mskernel-outline-kernels first)")
 
 
-def to_launches(kernel: ir.Operation) -> None:
+_CONTRACTIBLE = ("arith.addf", "arith.subf", "arith.mulf", "arith.negf")
+
+
+def _contract(kernel: ir.Operation) -> None:
+    """fastmath `contract` on the float add/sub/mul of the device code: LLVM
+    then fuses a multiply feeding an add into one fma.rn (NVPTX contracts only
+    ops that allow it; without the flag it emits mul.rn + add.rn, which ptxas
+    may not fuse either). One rounding instead of two: the result differs from
+    the CPU's in the last bits, within the GPU suite's tolerance."""
+    for launch in _walk(kernel, lambda o: o.name == "gpu.launch"):
+        for o in _walk(launch, lambda o: o.name in _CONTRACTIBLE):
+            old = str(o.attributes["fastmath"]) if "fastmath" in o.attributes else ""
+            flags = {f.strip() for f in old[old.find("<") + 1:old.rfind(">")].split(",")
+                     if f.strip() and f.strip() != "none"} if old else set()
+            flags.add("contract")
+            o.attributes["fastmath"] = ir.Attribute.parse(
+                f"#arith.fastmath<{','.join(sorted(flags))}>")
+
+
+def to_launches(kernel: ir.Operation, contract: bool = True) -> None:
     """Mapped loops -> gpu.launch (upstream convert-parallel-loops-to-gpu), the
-    phases of block reductions fused with barriers, shared buffers -> workgroup
-    memory."""
+    phases of block reductions / tiled matmuls fused with barriers, shared
+    buffers -> workgroup memory, float ops marked contractible (FMA)."""
+    _warp_shuffles(kernel)
     _fuse_phases(kernel)
     _run(kernel, "func.func(convert-parallel-loops-to-gpu,canonicalize,cse)")
     _shared_to_workgroup(kernel)
+    if contract:
+        _contract(kernel)
 
 
 def _aliased_kernels(module: ir.Operation) -> set[str]:
@@ -772,7 +1241,7 @@ def _aliased_kernels(module: ir.Operation) -> set[str]:
 
 
 def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True,
-               promote: bool = True) -> None:
+               promote: bool = True, tile_matmul: bool = True) -> None:
     """Maps the top-level scf.parallel loops of a bufferized kernel (and its
     serial leftovers) to blocks and threads."""
     block = kernel.regions[0].blocks[0]
@@ -787,6 +1256,9 @@ def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True
             o.move_before(wb.operations[len(wb.operations) - 1])
     for o in [o.operation for o in block.operations]:
         if o.name == "scf.parallel" and not _is_mapped(o):
+            mm = _match_matmul(o) if tile_matmul else None
+            if mm is not None and _map_matmul(o, mm, threads):
+                continue
             m = _match_row_reduction(o) if block_reductions else None
             if m is None or not _map_row_reduction(o, m, threads):
                 _map_parallel(o, threads)
@@ -807,11 +1279,16 @@ def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True
                         "block-reductions": Option(bool, True, "rows reduced by a block each "
                                                    "(shared-memory tree; false: one thread per "
                                                    "output)"),
+                        "tile-matmul": Option(bool, True, "contractions (mul+add over K) tiled "
+                                              "through shared memory with register tiles "
+                                              "(false: one thread per output)"),
+                        "fma": Option(bool, True, "float mul/add of device code marked fastmath "
+                                      "contract (fused into fma by the back end)"),
                         "launch": Option(bool, True, "convert the mapped loops to gpu.launch "
                                                      "(false: stop at the mapped scf.parallel "
                                                      "nest, which the CPU can run)")})
 def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reductions: bool,
-                            launch: bool):
+                            tile_matmul: bool, fma: bool, launch: bool):
     try:
         if not 1 <= threads <= MAX_THREADS:
             raise _Error(module.location, f"convert-mskernel-to-gpu: threads={threads} is not in "
@@ -829,10 +1306,11 @@ def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reducti
             _copies_to_linalg(k)
             _run(k, "func.func(convert-linalg-to-parallel-loops,canonicalize,cse)")
             safe = ir.StringAttr(k.attributes["sym_name"]).value not in aliased
-            map_kernel(k, threads, block_reductions and safe, promote=safe)
+            map_kernel(k, threads, block_reductions and safe, promote=safe,
+                       tile_matmul=tile_matmul and safe)
             _run(k, "func.func(cse)")      # (canonicalize would merge the block/thread loops)
             if launch:
-                to_launches(k)
+                to_launches(k, contract=fma)
     except _Error as e:
         e.loc.emit_error(str(e))
         raise PassFailure() from None

@@ -28,6 +28,8 @@ OPTIONS = {
     "format": Option(str, "isa", "gpu-module-to-binary format: isa (PTX), bin (cubin), fatbin"),
     "threads": Option(int, 256, "threads per block of the mapping (at most 1024)"),
     "block-reductions": Option(bool, True, "row reductions by a block each (shared-memory tree)"),
+    "tile-matmul": Option(bool, True, "contractions tiled through shared memory, register tiles"),
+    "fma": Option(bool, True, "device float mul/add contractible into fma"),
     "graph-kernel": Option(bool, True, "graph-kernel fusion (false: one kernel per op)"),
 }
 
@@ -60,14 +62,16 @@ def binary(format: str) -> str:
 
 
 def gpu_stages(*, chip: str, features: str, opt_level: int, format: str, threads: int,
-               block_reductions: bool, graph_kernel: bool, launch: bool = True,
-               ) -> list[tuple[str, str]]:
+               block_reductions: bool, graph_kernel: bool, tile_matmul: bool = True,
+               fma: bool = True, launch: bool = True) -> list[tuple[str, str]]:
     """The pipeline after GRAPH_PREPARE as named stages; launch=False stops at
     the mapped loop nest (stage "mapped", what the CPU check runs)."""
     validate(chip=chip, features=features, opt_level=opt_level, format=format, threads=threads)
     graph = dict(cpu_lowering_stages(graph_kernel=graph_kernel, codegen=False))
     gpu = (f"convert-mskernel-to-gpu{{threads={threads} "
-           f"block-reductions={str(block_reductions).lower()} launch={str(launch).lower()}}}")
+           f"block-reductions={str(block_reductions).lower()} "
+           f"tile-matmul={str(tile_matmul).lower()} fma={str(fma).lower()} "
+           f"launch={str(launch).lower()}}}")
     stages = [("kernels", graph["kernels"]), ("linalg", graph["linalg"])]
     if not launch:
         return stages + [("mapped", gpu)]
@@ -82,8 +86,8 @@ def gpu_stages(*, chip: str, features: str, opt_level: int, format: str, threads
                    "mindir -> kernels mapped to blocks/threads -> gpu.module -> NVVM -> gpu.binary "
                    "(PTX / cubin)", options=OPTIONS)
 def gpu_pipeline(*, chip: str, features: str, opt_level: int, format: str, threads: int,
-                 block_reductions: bool, graph_kernel: bool) -> str:
+                 block_reductions: bool, tile_matmul: bool, fma: bool, graph_kernel: bool) -> str:
     stages = gpu_stages(chip=chip, features=features, opt_level=opt_level, format=format,
                         threads=threads, block_reductions=block_reductions,
-                        graph_kernel=graph_kernel)
+                        graph_kernel=graph_kernel, tile_matmul=tile_matmul, fma=fma)
     return ",".join([GRAPH_PREPARE] + [text for _, text in stages])

@@ -1,6 +1,7 @@
 // RUN: ms-opt %s --convert-mskernel-to-gpu='launch=false' | FileCheck %s
 // RUN: ms-opt %s --convert-mskernel-to-gpu | FileCheck %s --check-prefix=LAUNCH
 // RUN: ms-opt %s --convert-mskernel-to-gpu='block-reductions=false launch=false' | FileCheck %s --check-prefix=THREAD
+// RUN: ms-opt %s --convert-mskernel-to-gpu='threads=16' | FileCheck %s --check-prefix=T16
 
 // Row sums (64 rows of 300, contiguous along the reduced dim): one block per
 // row. Phase 1: each of the 256 threads folds a strided part of the row
@@ -29,7 +30,14 @@
 // CHECK:               memref.load %[[SH]][%[[U]]]
 // CHECK:               arith.addf
 // CHECK:               memref.store {{.*}}, %[[SH]][%[[T1]]]
-// CHECK-COUNT-7:   } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>]}
+// CHECK-COUNT-2:   } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>]}
+// The phases within one warp (s = 16 .. 1 of 256 partial results) are tagged:
+// launch=true turns them into warp shuffles.
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>], msmlir.gpu_warp = array<i64: 16, 256>}
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>], msmlir.gpu_warp = array<i64: 8, 256>}
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>], msmlir.gpu_warp = array<i64: 4, 256>}
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>], msmlir.gpu_warp = array<i64: 2, 256>}
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>], msmlir.gpu_warp = array<i64: 1, 256>}
 // CHECK:           scf.parallel (%[[T8:.+]]) = (%{{.*}}) to (%c256)
 // CHECK:             %[[FIRST:.+]] = arith.cmpi eq, %[[T8]], %c0
 // CHECK:             scf.if %[[FIRST]] {
@@ -72,13 +80,27 @@
 // LAUNCH:           scf.for
 // LAUNCH:           memref.store %{{.*}}, %[[WG]]
 // LAUNCH-NEXT:      gpu.barrier
-// LAUNCH-COUNT-8:   gpu.barrier
+// LAUNCH-COUNT-3:   gpu.barrier
+// LAUNCH:           scf.if %{{.*}} {
+// LAUNCH-NEXT:        %[[V:.+]] = memref.load %[[WG]]
+// LAUNCH:             %[[S16:.+]], %{{.*}} = gpu.shuffle  down %[[V]], %c16_i32, %c32_i32 : f32
+// LAUNCH-NEXT:        %[[V1:.+]] = arith.addf %[[V]], %[[S16]]
+// LAUNCH-NEXT:        %[[S8:.+]], %{{.*}} = gpu.shuffle  down %[[V1]], %c8_i32, %c32_i32 : f32
+// LAUNCH-COUNT-3:     gpu.shuffle  down
+// LAUNCH:             scf.if
+// LAUNCH-NEXT:          memref.store %{{.*}}, %[[WG]][%c0]
+// LAUNCH:           gpu.barrier
 // LAUNCH-NOT:       gpu.barrier
 // LAUNCH:           gpu.terminator
 // LAUNCH-NOT:     memref.alloc() {msmlir.gpu_shared}
 // LAUNCH-LABEL: func.func private @colmax
 // LAUNCH-NOT:       gpu.barrier
 // LAUNCH:           gpu.terminator
+
+// threads=16 (a block smaller than a warp): no shuffles.
+// T16-LABEL: func.func private @rowsum
+// T16-NOT:     gpu.shuffle
+// T16:         gpu.terminator
 
 // THREAD-LABEL: func.func private @rowsum
 // THREAD:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%c1)

@@ -20,7 +20,8 @@
 // CHECK-SAME:      .visible .entry
 // CHECK-SAME:      .maxntid 64, 1, 1
 // CHECK-SAME:      st.global.b32
-// The row max: one block per row, strided partial maxima, a shared-memory tree.
+// The row max: one block per row, strided partial maxima, a shared-memory tree
+// down to one warp, then five warp shuffles (16, 8, 4, 2, 1 lanes down).
 // CHECK:         gpu.binary @[[B1]]
 // CHECK-SAME:      .target sm_90
 // CHECK-SAME:      .maxntid 256, 1, 1
@@ -32,6 +33,14 @@
 // CHECK-SAME:      st.shared.b32
 // CHECK-SAME:      bar.sync
 // CHECK-SAME:      ld.shared.b32
+// CHECK-SAME:      max.NaN.f32
+// CHECK-SAME:      bar.sync
+// CHECK-SAME:      shfl.sync.down.b32
+// CHECK-SAME:      max.NaN.f32
+// CHECK-SAME:      shfl.sync.down.b32
+// CHECK-SAME:      shfl.sync.down.b32
+// CHECK-SAME:      shfl.sync.down.b32
+// CHECK-SAME:      shfl.sync.down.b32
 // CHECK-SAME:      max.NaN.f32
 // CHECK-SAME:      bar.sync
 // CHECK-SAME:      st.global.b32

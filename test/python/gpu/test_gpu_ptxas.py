@@ -75,3 +75,26 @@ def test_no_ptxas_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(ptxas, "find_ptxas", lambda: None)
     with pytest.raises(FileNotFoundError, match=r"no ptxas: pip install 'msmlir\[gpu\]'"):
         ptxas.assemble(".version 8.0\n.target sm_90\n", "sm_90")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key,tiled", [("B4", 1), ("B5", 8), ("B6", 9)])
+def test_matmul_kernels_are_tiled(zoo_programs, key, tiled):
+    """Every matmul kernel of B4 and of the MLP / LeNet5 train steps (forward
+    x @ w^T, the dx = dy @ w and dw = dy^T @ x gradients) has a device kernel
+    with the shared-memory tiles, register tiles without spills or local memory,
+    and fma."""
+    prog = zoo_programs[key]
+    reports = ptxas.check_program(prog, remarks=False)
+    kernels = {}
+    for name, r in reports.items():
+        kernels.setdefault(name.rsplit("_kernel", 1)[0], []).append((name, r))
+    matmuls = {k: v for k, v in kernels.items() if "_matmul_" in k}
+    assert len(matmuls) == tiled
+    for k, binaries in matmuls.items():
+        staged = [(n, r) for n, r in binaries if r.shared]
+        assert len(staged) == 1, k
+        name, r = staged[0]
+        ptx = prog.ptx[name]
+        assert "bar.sync" in ptx and "fma.rn.f32" in ptx and "ld.local" not in ptx, k
+        assert not r.spills and r.stack == 0 and r.registers <= 128, (k, r)
