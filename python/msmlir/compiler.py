@@ -21,15 +21,29 @@ holds the msmlir/MLIR versions, msmlir's sources and the host CPU). Without
 it, every call compiles (jit and the eager ops keep their own per-signature
 caches), so a pass patched at run time (tests) always takes effect.
 
-MSMLIR_TIMING=1 prints one line per compiled module: the seconds of each
+MSMLIR_TIMING=1 prints one line per compiled module: the milliseconds of each
 stage (frontend build, clone, graph prepare, each lowering stage, "jit" =
-LLVM code generation), or of the cache lookup that replaced them.
+LLVM code generation in process, or "llvm-parallel" = LLVM code generation by
+groups of functions in parallel subprocesses, runtime/parallel_compile.py),
+or of the cache lookup that replaced them. MSMLIR_TIMING=passes adds MLIR's
+execution time report (every pass, as `ms-opt --mlir-timing` prints it) of
+each lowering stage.
+
+LLVM code generation: a big lowered module of several functions (kernels are
+functions, msmlir-cpu-pipeline's `inline-kernels=false`) is compiled on
+MSMLIR_COMPILE_JOBS cores (default: the idle ones by the load average, at most 8) by
+upstream `mlir-translate | opt | llc` and linked into a shared library (the
+form the disk cache stores); a small module, one with host callbacks, or
+MSMLIR_COMPILE_JOBS=1 uses the in-process ExecutionEngine. Both give
+bit-identical results (test/python/runtime/test_parallel_compile.py).
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -39,7 +53,7 @@ import numpy as np
 from mlir import ir
 
 from . import _native
-from .runtime import checks, compile_cache, shared_object
+from .runtime import checks, compile_cache, parallel_compile, shared_object
 from .runtime.compiled_module import CompiledModule, Signature, host_callbacks_of, tensor_signature
 from msmlir.passes import run_pipeline
 from msmlir.passes.fusion.outline_kernels import KERNEL_ATTR, STATS_ATTR
@@ -146,6 +160,24 @@ def timing_enabled() -> bool:
     return os.environ.get("MSMLIR_TIMING", "") not in ("", "0", "false", "off")
 
 
+def _pass_timing_enabled() -> bool:
+    """MSMLIR_TIMING=passes: also MLIR's execution time report of each stage."""
+    return os.environ.get("MSMLIR_TIMING", "") == "passes"
+
+
+def _run_timed(module: ir.Module, text: str, stage: str) -> None:
+    """Runs a stage with MLIR's pass timing (upstream and msmlir's Python
+    passes alike); the report goes to stderr when the pass manager goes."""
+    from msmlir.passes.registry import pipeline_pass_manager
+    print(f"msmlir timing: passes of stage {stage}", file=sys.stderr, flush=True)
+    pm = pipeline_pass_manager(text, module.context)
+    pm.enable_timing()
+    try:
+        pm.run(module.operation)
+    finally:
+        del pm
+
+
 def _report_timing(name: str, timings: dict) -> None:
     total = sum(timings.values())
     parts = " ".join(f"{k} {v * 1e3:.1f}" for k, v in timings.items())
@@ -180,8 +212,12 @@ def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False
         _dump(dump, 0, "graph", module)
         # stage by stage (a pass manager each costs well under a millisecond):
         # the timing of each stage, and the dumps of save_graphs
+        per_pass = _pass_timing_enabled()
         for i, (stage, text) in enumerate(_lowering_stages(), 1):
-            run_pipeline(module, f"builtin.module({text})")
+            if per_pass:
+                _run_timed(module, f"builtin.module({text})", stage)
+            else:
+                run_pipeline(module, f"builtin.module({text})")
             now = time.perf_counter()
             timings[stage] = now - t
             t = now
@@ -189,11 +225,70 @@ def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False
         stats = kernel_stats(module)
         _LAST_STATS.clear()
         _LAST_STATS.update(stats)
-    compiled = CompiledModule(module, signatures, callbacks, _MANGLE, opt_level, pic=pic)
-    timings["jit"] = time.perf_counter() - t
+    compiled = None
+    if not callbacks:
+        compiled = _compile_parallel(module, signatures, opt_level, keep_library=pic)
+    if compiled is not None:
+        timings["llvm-parallel"] = time.perf_counter() - t
+    else:
+        compiled = CompiledModule(module, signatures, callbacks, _MANGLE, opt_level, pic=pic)
+        timings["jit"] = time.perf_counter() - t
     compiled.kernel_stats = stats
     compiled.timings = timings
     return compiled
+
+
+def _compile_parallel(module: ir.Module, signatures: dict, opt_level: int,
+                      keep_library: bool) -> CompiledModule | None:
+    """The module's native code compiled by groups of functions in parallel
+    subprocesses and linked into a shared library (runtime/parallel_compile.py),
+    or None: the ExecutionEngine compiles it (one job, small module, a tool
+    failed; MSMLIR_DEBUG=1 says why). `keep_library`: keep the library file
+    (`compiled.library_file`, `compiled.library_imports`) for the disk cache;
+    the caller removes its directory."""
+    if not shared_object.supported():
+        return None
+    with module.context:
+        groups, why = parallel_compile.plan(module)
+    if not groups:
+        parallel_compile.debug(f"in-process JIT ({why})")
+        return None
+    tmp = tempfile.mkdtemp(prefix="msmlir-llvm-")
+    try:
+        with module.context:
+            objects = parallel_compile.compile_objects(
+                module, groups, tmp, opt_level,
+                entries=tuple(f"_mlir_ciface_{_MANGLE}{n}" for n in signatures))
+            check_sites = checks.sites_of(module)
+        lib = os.path.join(tmp, "module.so")
+        imports = shared_object.link(objects, lib, tmp)
+        with open(lib, "rb") as f:
+            shared_object.check_library(
+                f.read(), imports, [f"_mlir__mlir_ciface_{_MANGLE}{n}" for n in signatures])
+        library = shared_object.load(lib, imports, {checks.SYMBOL: checks.ADDRESS})
+        compiled = CompiledModule.from_library(library, signatures, check_sites, _MANGLE)
+    except (parallel_compile.ParallelCompileError, shared_object.LinkError,
+            linker_errors()) as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        parallel_compile.debug(f"falls back to the in-process JIT: {type(e).__name__}: {e}")
+        if type(e) not in _STORE_WARNED:
+            _STORE_WARNED.add(type(e))
+            warnings.warn(f"msmlir: parallel LLVM compilation failed, compiling in process "
+                          f"instead ({type(e).__name__}: {str(e)[:500]})", RuntimeWarning,
+                          stacklevel=5)
+        return None
+    compiled.llvm_ir = module
+    compiled.parallel_groups = len(groups)
+    if keep_library:
+        compiled.library_file, compiled.library_imports = lib, imports
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)   # (the loaded library stays mapped)
+    return compiled
+
+
+def linker_errors():
+    from .runtime.linker import UnresolvedSymbolError
+    return UnresolvedSymbolError
 
 
 # --- the compile cache ------------------------------------------------------------------
@@ -272,10 +367,15 @@ def _store(disk, key: str, compiled: CompiledModule) -> None:
     module is compiled and runs either way)."""
     tmp = disk.temp_dir()
     try:
-        obj = os.path.join(tmp, "module.o")
-        compiled.engine.dump_to_object_file(obj)
         lib = os.path.join(tmp, "module.so")
-        imports = shared_object.link(obj, lib, tmp)
+        built = getattr(compiled, "library_file", None)
+        if built is not None:         # compiled in parallel: already a library
+            shutil.copyfile(built, lib)
+            imports = list(compiled.library_imports)
+        else:
+            obj = os.path.join(tmp, "module.o")
+            compiled.engine.dump_to_object_file(obj)
+            imports = shared_object.link(obj, lib, tmp)
         with open(lib, "rb") as f:
             shared_object.check_library(f.read())
         meta = dict(_metadata(compiled), imports=imports)
@@ -348,6 +448,10 @@ def compile_module(module, opt_level: int = 3, *, timings: dict | None = None,
                     t = time.perf_counter()
                     _store(disk, dkey, compiled)
                     timings["disk-store"] = time.perf_counter() - t
+                built = getattr(compiled, "library_file", None)
+                if built is not None:
+                    shutil.rmtree(os.path.dirname(built), ignore_errors=True)
+                    compiled.library_file = None
                 if key is not None:
                     _remember(key, compiled)
                 compiled.timings = timings

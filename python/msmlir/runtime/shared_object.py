@@ -28,7 +28,7 @@ import subprocess
 
 from . import linker
 
-__all__ = ["IMPORTS_SYMBOL", "LinkError", "supported", "undefined_symbols", "link",
+__all__ = ["IMPORTS_SYMBOL", "LinkError", "supported", "undefined_symbols", "defined_symbols", "link",
            "check_library", "load"]
 
 IMPORTS_SYMBOL = "__msmlir_imports"
@@ -115,6 +115,14 @@ def undefined_symbols(obj: bytes) -> list[str]:
     return sorted(names)
 
 
+def defined_symbols(obj: bytes) -> set[str]:
+    """The named symbols a relocatable object defines (global or local)."""
+    e_type, _, sections = _sections(obj)
+    if e_type != _ET_REL:
+        raise LinkError("not a relocatable object")
+    return {n for n, shndx, _ in _symbols(obj, sections, _SHT_SYMTAB) if shndx != _SHN_UNDEF and n}
+
+
 def check_library(data: bytes, imports: list[str] | None = None,
                   functions: list[str] = ()) -> None:
     """Raises LinkError unless `data` is a shared library of this machine that
@@ -170,12 +178,21 @@ def _valid_symbol(name: str) -> bool:
     return bool(name) and all(c.isalnum() or c in "_.$" for c in name) and not name[0].isdigit()
 
 
-def link(obj_path: str, out_path: str, workdir: str) -> list[str]:
-    """Links the object at `obj_path` into the shared library `out_path`;
-    returns the import names, in table order. Raises LinkError."""
-    with open(obj_path, "rb") as f:
-        obj = f.read()
-    imports = undefined_symbols(obj)
+def link(obj_path, out_path: str, workdir: str) -> list[str]:
+    """Links the object at `obj_path` (or the objects of a list of paths, e.g.
+    the parts compiled in parallel, runtime/parallel_compile.py) into the
+    shared library `out_path`; returns the import names, in table order: the
+    symbols no object defines. Raises LinkError."""
+    objs = [obj_path] if isinstance(obj_path, str) else list(obj_path)
+    needed: set[str] = set()
+    defined: set[str] = set()
+    for path in objs:
+        with open(path, "rb") as f:
+            obj = f.read()
+        needed.update(undefined_symbols(obj))
+        if len(objs) > 1:
+            defined |= defined_symbols(obj)
+    imports = sorted(needed - defined)
     bad = [n for n in imports if not _valid_symbol(n)]
     if bad:
         raise LinkError(f"unexpected symbol names: {bad[:4]}")
@@ -186,7 +203,7 @@ def link(obj_path: str, out_path: str, workdir: str) -> list[str]:
     if cc is None:
         raise LinkError("no C compiler (cc) to link with")
     cmd = [cc, "-shared", "-nostdlib", "-nostartfiles", "-Wl,-z,noexecstack",
-           "-Wl,--no-undefined", "-o", out_path, obj_path, asm, "-lgcc"]
+           "-Wl,--no-undefined", "-o", out_path, *objs, asm, "-lgcc"]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                            env={**os.environ, "LC_ALL": "C"})

@@ -13,7 +13,8 @@ starts ms-opt once per test): the modules that define our passes are imported
 only when a pass name is not an upstream one, or for --help, and the frontend
 never. The parts: options (command line, --help), split (--split-input-file),
 pipeline (pass flags and --pass-pipeline), parse (implicit module), processor
-(one chunk; diagnostics and --verify-diagnostics), output (printing, -o).
+(one chunk; diagnostics and --verify-diagnostics), output (printing, -o),
+timing (--mlir-timing, --mlir-timing-display=tree|list).
 
 Errors are reported as diagnostics on stderr with exit status 1; a Python
 traceback is shown only for internal errors with MSMLIR_DEBUG=1.
@@ -69,6 +70,10 @@ def run(argv: list[str]) -> int:
         import msmlir
         sys.stdout.write(f"{PROG} (msmlir {msmlir.__version__}), MLIR 22\n")
         return 0
+    report = None
+    if args.timing:
+        from .timing import TimingReport
+        report = TimingReport(args.timing_display)
     import msmlir  # noqa: F401  registers mindir and mskernel into every context
     from mlir import ir
 
@@ -79,6 +84,7 @@ def run(argv: list[str]) -> int:
         pipeline = Pipeline(args, vctx)
     name, text = _read_input(args.input)
     proc = Processor(args, name, text, pipeline)
+    proc.timing = report
     outputs, ok = [], True
     from msmlir._native import set_crash_context
     chunks = split_chunks(text, args.split_input_file)
@@ -90,7 +96,10 @@ def run(argv: list[str]) -> int:
     set_crash_context("")
     if proc.missing:
         write_stderr("".join(proc.missing))
-    return write_output(args, outputs, ok)
+    status = write_output(args, outputs, ok)
+    if report is not None:
+        report.print()
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,7 +44,10 @@ _OPTIONS = {
                                     "Print the IR after a pass fails"),
     "mlir-print-ir-module-scope": ("bool", "print_ir_module_scope",
                                    "IR printing prints the whole module (disables threading)"),
-    "mlir-timing": ("bool", "timing", "Report the time of each pass"),
+    "mlir-timing": ("bool", "timing", "Report the time of each pass (to stderr)"),
+    "mlir-timing-display": ("value", "timing_display",
+                            "Display of --mlir-timing: =tree (nested, the default) or =list "
+                            "(merged by name, sorted by time)"),
     "mlir-pass-statistics": ("bool", "statistics", "Report pass statistics"),
     "mlir-print-debuginfo": ("bool", "print_debuginfo", "Print locations (debug info)"),
     "mlir-pretty-debuginfo": ("bool", "pretty_debuginfo", "Print locations in a readable, unparsable form"),
@@ -81,6 +84,7 @@ class Args:
         self.print_ir_after_failure = False
         self.print_ir_module_scope = False
         self.timing = False
+        self.timing_display = "tree"
         self.statistics = False
         self.print_debuginfo = False
         self.pretty_debuginfo = False
@@ -202,6 +206,9 @@ def parse_args(argv: list[str]) -> Args:
         raise UsageError(f"{PROG}: Too many positional arguments specified!\n"
                          f"Can specify at most 1 positional arguments: See: {PROG} --help")
     a.input = positional[0] if positional else "-"
+    if a.timing_display not in ("tree", "list"):
+        raise UsageError(f"{PROG}: for the --mlir-timing-display option: Cannot find option "
+                         f"named '{a.timing_display}'!")
     if a.elide_elements is not None:
         a.elide_elements = _int_option("mlir-elide-elementsattrs-if-larger", a.elide_elements)
     if a.elide_resources is not None:

@@ -3,6 +3,7 @@ diagnostics go to stderr, or to the --verify-diagnostics checker."""
 from __future__ import annotations
 
 import sys
+import time
 
 from .options import Args
 from .output import print_op, write_stderr
@@ -24,6 +25,7 @@ class Processor(ChunkParser):
         self.ctx = self.sink = self._handle = None
         self._keep = None
         self.missing: list[str] = []
+        self.timing = None   # a timing.TimingReport with --mlir-timing
 
     # --- contexts and diagnostics ---
 
@@ -78,13 +80,17 @@ class Processor(ChunkParser):
         ok = False
         self._new_context()
         try:
+            t = time.perf_counter()
             op = self._parse(chunk)
+            self._time("Parser", t)
             ok = op is not None
             if ok:
                 with self.ctx:
                     ok = self._run_passes(op)
                     if ok:
+                        t = time.perf_counter()
                         out = self._print(op)
+                        self._time("Output", t)
             op = None
         finally:
             if self.sink is not None:
@@ -116,11 +122,21 @@ class Processor(ChunkParser):
             self.sink.diags.extend(self.D.Diag.from_mlir(d) for d in e.error_diagnostics)
         finally:
             self.ctx.emit_error_diagnostics = True
-            del pm  # prints the timing report, if any
+            if self.timing is None:
+                del pm
+            else:
+                from .timing import CaptureFd2
+                with CaptureFd2() as cap:
+                    del pm  # prints the pass manager's timing report
+                self.timing.add_pass_report(cap.text)
         self._flush()
         if not ok and self.verifier is None and self.errors_reported == before:
             sys.stderr.write(f"{self.name}: error: pass pipeline failed\n")
         return ok
+
+    def _time(self, name: str, t0: float) -> None:
+        if self.timing is not None:
+            self.timing.add(name, time.perf_counter() - t0)
 
     def _print(self, op) -> str:
         return print_op(op, self.args, self.rename)
