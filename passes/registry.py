@@ -94,6 +94,7 @@ _PASS_MODULES = [
     "msmlir.passes.cpu",
     "msmlir.passes.poly",
     "msmlir.passes.pipelines",
+    "msmlir.passes.parallel",
     "msmlir.passes.gpu",
     "msmlir.passes.ascend",
 ]

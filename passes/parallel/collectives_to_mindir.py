@@ -1,0 +1,140 @@
+"""msmlir-shard-collectives-to-mindir: the resharding ops that MLIR 22's
+convert-shard-to-mpi cannot lower -> msmlir's collectives and local slices.
+
+Why: convert-shard-to-mpi (MLIR 22) lowers `shard.all_reduce` and the
+process-index ops only. shard-partition also emits `shard.all_gather` (a
+split value needed whole: a row-split result returned replicated),
+`shard.all_slice` (a replicated value consumed split: no communication) and
+`shard.all_to_all` (a value resharded from one split dim to another); on
+those convert-shard-to-mpi reports "failed to legalize" but does not fail,
+so the pipeline would go on and the Python bindings abort on the unhandled
+error (docs/known-issues.md §12). This pass lowers them first:
+
+  all_gather  -> `mindir.all_gather` (msmlir's collective: the ranks' tensors
+                 concatenated along dim 0, an MPI_Allreduce of zero-padded
+                 slices, passes/lowering/mindir_to_linalg/collectives.py); a
+                 gather along another axis is transposed to dim 0 and back
+  all_slice   -> `tensor.extract_slice` of this rank's block, the rank from
+                 `shard.process_multi_index` (lowered by convert-shard-to-mpi)
+  all_to_all  -> all_gather along the concat axis, then all_slice along the
+                 split axis (n times the bytes of an MPI_Alltoall)
+
+and rejects, at their location, the other shard collectives (reduce_scatter,
+broadcast, send/recv, ...) that neither can lower. Only ops over a whole 1-D
+grid (the mesh mindir-insert-shardings builds) are supported.
+
+    %g = shard.all_gather %x on @msmlir_grid grid_axes = [0] gather_axis = 1
+           : tensor<4x3xf32> -> tensor<4x6xf32>
+becomes
+    %t = mindir.transpose %x {perm = array<i64: 1, 0>}      : tensor<3x4xf32>
+    %a = mindir.all_gather %t {group_size = 2 : i64}        : tensor<6x4xf32>
+    %g = mindir.transpose %a {perm = array<i64: 1, 0>}      : tensor<4x6xf32>
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, tensor
+
+from ..registry import PassFailure, register_pass
+
+# what convert-shard-to-mpi lowers (or needs left for it)
+_UPSTREAM = {"shard.grid", "shard.all_reduce", "shard.process_multi_index",
+             "shard.process_linear_index", "shard.grid_shape", "shard.shard_shape",
+             "shard.neighbors_linear_indices", "shard.update_halo"}
+_OURS = {"shard.all_gather", "shard.all_slice", "shard.all_to_all"}
+
+
+def _grid_sizes(module: ir.Operation) -> dict[str, list[int]]:
+    out = {}
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name == "shard.grid":
+            out[ir.StringAttr(op.attributes["sym_name"]).value] = list(
+                ir.DenseI64ArrayAttr(op.attributes["shape"]))
+    return out
+
+
+def _walk(op: ir.Operation, out: list):
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                if inner.operation.name.startswith("shard."):
+                    out.append(inner.operation)
+                _walk(inner.operation, out)
+
+
+def _transpose(x: ir.Value, perm: list[int]) -> ir.Value:
+    t = ir.RankedTensorType(x.type)
+    shape = [t.shape[p] for p in perm]
+    return ir.Operation.create("mindir.transpose", operands=[x],
+                               results=[ir.RankedTensorType.get(shape, t.element_type)],
+                               attributes={"perm": ir.DenseI64ArrayAttr.get(perm)}).result
+
+
+def _gather(x: ir.Value, axis: int, n: int) -> ir.Value:
+    rank = ir.RankedTensorType(x.type).rank
+    perm = [axis] + [d for d in range(rank) if d != axis]
+    inv = [perm.index(d) for d in range(rank)]
+    moved = x if axis == 0 else _transpose(x, perm)
+    mt = ir.RankedTensorType(moved.type)
+    gt = ir.RankedTensorType.get([mt.shape[0] * n] + list(mt.shape[1:]), mt.element_type)
+    g = ir.Operation.create("mindir.all_gather", operands=[moved], results=[gt],
+                            attributes={"group_size": ir.IntegerAttr.get(
+                                ir.IntegerType.get_signless(64), n)}).result
+    return g if axis == 0 else _transpose(g, inv)
+
+
+def _slice(x: ir.Value, axis: int, n: int, grid: str) -> ir.Value:
+    t = ir.RankedTensorType(x.type)
+    block = t.shape[axis] // n
+    index = ir.IndexType.get()
+    rank = ir.Operation.create("shard.process_multi_index", results=[index],
+                               attributes={"grid": ir.FlatSymbolRefAttr.get(grid),
+                                           "axes": ir.DenseI16ArrayAttr.get([0])}).result
+    off = arith.muli(rank, arith.constant(index, block))
+    sizes = list(t.shape)
+    sizes[axis] = block
+    offsets = [0] * t.rank
+    offsets[axis] = ir.ShapedType.get_dynamic_size()
+    return tensor.extract_slice(ir.RankedTensorType.get(sizes, t.element_type), x, [off], [], [],
+                                static_offsets=offsets, static_sizes=sizes,
+                                static_strides=[1] * t.rank)
+
+
+def _index_attr(op, name: str) -> int:
+    return ir.IntegerAttr(op.attributes[name]).value
+
+
+@register_pass("msmlir-shard-collectives-to-mindir",
+               "shard.all_gather/all_slice/all_to_all (no convert-shard-to-mpi pattern) -> "
+               "mindir.all_gather and local slices")
+def collectives_to_mindir(module: ir.Operation):
+    grids = _grid_sizes(module)
+    found: list = []
+    _walk(module, found)
+    for op in found:
+        if op.name in _UPSTREAM:
+            continue
+        if op.name not in _OURS:
+            op.location.emit_error(f"'{op.name}': no MPI lowering (MLIR 22's convert-shard-to-mpi "
+                                   "has none, nor has msmlir)")
+            raise PassFailure()
+        grid = ir.FlatSymbolRefAttr(op.attributes["grid"]).value
+        shape = grids.get(grid)
+        axes = list(ir.DenseI16ArrayAttr(op.attributes["grid_axes"])) \
+            if "grid_axes" in op.attributes else list(range(len(shape or [])))
+        if shape is None or len(shape) != 1 or axes != [0]:
+            op.location.emit_error(f"'{op.name}': only collectives over a whole 1-D grid are "
+                                   "supported")
+            raise PassFailure()
+        n = shape[0]
+        x = op.operands[0]
+        with op.location, ir.InsertionPoint(op):
+            if op.name == "shard.all_gather":
+                y = _gather(x, _index_attr(op, "gather_axis"), n)
+            elif op.name == "shard.all_slice":
+                y = _slice(x, _index_attr(op, "slice_axis"), n, grid)
+            else:
+                whole = _gather(x, _index_attr(op, "concat_axis"), n)
+                y = _slice(whole, _index_attr(op, "split_axis"), n, grid)
+        op.results[0].replace_all_uses_with(y)
+        op.erase()

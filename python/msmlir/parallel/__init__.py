@@ -1,0 +1,160 @@
+"""Semi-auto parallelism (MindSpore's `ms.shard` / `Primitive.shard`) on MPI ranks.
+
+    import msmlir as ms
+    from msmlir import communication as comm, ops, parallel
+    comm.init()                                # under mpirun -n 2 (python -m msmlir.run)
+
+    def mlp(x, w1, w2):
+        return ops.matmul(ops.relu(ops.matmul(x, w1)), w2)
+
+    f = parallel.shard(mlp, in_strategy=((1, 1), (1, 2), (2, 1)), device_num=2)
+    y = f(x, w1, w2)          # full arrays in, the full result out, on every rank
+
+Inputs: every rank passes the FULL (global) arrays, as in MindSpore's
+semi-auto mode; `f` cuts this rank's slice of each input by its strategy
+(a numpy view, no copy of the whole) before calling the compiled per-rank
+program. The program itself holds only slices: shard-partition gave each
+function argument its slice's type (x: 4x8, w1: 8x8, w2: 8x8 above for a
+4x8 @ 8x16 @ 16x8 MLP), and the collectives the strategies imply
+(the row split of w2 -> partial sums -> one all_reduce) run in compiled code.
+Outputs: replicated (the whole result on every rank) unless `out_strategy`
+splits them, in which case each rank gets its slice.
+
+Strategies: a tuple per input (per output for out_strategy) with one cut per
+dim; a cut is 1 or device_num (1-D device mesh), at most one split dim per
+tensor; `None` for an input means replicated. Strategies on ops inside the
+function: `parallel.annotate(y, in_strategy=...)` (what `Primitive.shard`
+records). Compilation: msmlir-cpu-shard-pipeline (passes/parallel/).
+"""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+
+from .annotate import ARG_STRATEGY, DEVICE_NUM, annotate, normalize  # noqa: F401
+
+__all__ = ["shard", "annotate", "ShardedFunction", "ShardingError", "slice_for_rank"]
+
+
+class ShardingError(ValueError):
+    """A sharding strategy that cannot be compiled (the message names the op's location)."""
+
+
+def slice_for_rank(a: np.ndarray, strategy, rank: int) -> np.ndarray:
+    """This rank's block of `a` cut by `strategy` (cuts of 1 or n, one split dim)."""
+    if strategy is None:
+        return a
+    index = []
+    for d, c in enumerate(strategy):
+        if c > 1:
+            b = a.shape[d] // c
+            index.append(slice(rank * b, (rank + 1) * b))
+        else:
+            index.append(slice(None))
+    return np.ascontiguousarray(a[tuple(index)])
+
+
+class ShardedFunction:
+    """`fn` compiled with sharding strategies, run as one SPMD program on the MPI ranks."""
+
+    def __init__(self, fn, in_strategy, out_strategy=None, device_num=None):
+        self.fn = fn
+        self.in_strategy = normalize(in_strategy, "in_strategy")
+        self.out_strategy = None if out_strategy is None else normalize(out_strategy, "out_strategy")
+        self.device_num = device_num
+        self._cache: dict = {}
+        self.last_timings: dict = {}
+
+    def _ranks(self) -> tuple[int, int]:
+        from ..runtime import mpi
+        if not mpi.initialized():
+            raise ShardingError("parallel.shard: call msmlir.communication.init() first "
+                                "(and run under mpirun / python -m msmlir.run)")
+        n = self.device_num if self.device_num is not None else mpi.size()
+        if n != mpi.size():
+            raise ShardingError(f"parallel.shard: device_num={n} but the job has {mpi.size()} "
+                                "rank(s); the 1-D device mesh must cover every rank")
+        return mpi.rank(), n
+
+    def lower(self, *args) -> ir.Module:
+        """The mindir module with the strategies attached (a copy; not lowered)."""
+        from ..frontend.jit import JitFunction
+        _, n = self._ranks() if self.device_num is None else (0, self.device_num)
+        jf = self.fn if isinstance(self.fn, JitFunction) else JitFunction(self.fn)
+        lowered = jf.lower_module(*args)
+        if lowered.params:
+            raise ShardingError("parallel.shard: functions that use Parameters are not "
+                                "supported yet (pass the weights as arguments)")
+        with lowered.context:
+            module = ir.Module.parse(lowered.module.operation.get_asm(enable_debug_info=True))
+            f = next(op for op in module.body.operations
+                     if op.operation.name == "func.func"
+                     and ir.StringAttr(op.attributes["sym_name"]).value == lowered.name)
+            ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+            if len(self.in_strategy) != len(ftype.inputs):
+                raise ShardingError(f"parallel.shard: in_strategy has {len(self.in_strategy)} "
+                                    f"tuple(s) but {lowered.name} takes {len(ftype.inputs)} "
+                                    "tensor input(s)")
+            outs = self.out_strategy
+            if outs is not None and len(outs) != len(ftype.results):
+                raise ShardingError(f"parallel.shard: out_strategy has {len(outs)} tuple(s) but "
+                                    f"{lowered.name} returns {len(ftype.results)} tensor(s)")
+            outs = outs or (None,) * len(ftype.results)
+            # results without a strategy: replicated (the whole value on every rank)
+            outs = [s if s is not None else (1,) * ir.RankedTensorType(t).rank
+                    for s, t in zip(outs, ftype.results)]
+
+            def dicts(strategies):
+                return ir.ArrayAttr.get([
+                    ir.DictAttr.get({} if s is None else
+                                    {ARG_STRATEGY: ir.DenseI64ArrayAttr.get(list(s))})
+                    for s in strategies])
+            # inputs without a strategy: replicated (each rank gets the whole input;
+            # left unannotated, propagation would choose a split for them)
+            ins = [s if s is not None else (1,) * ir.RankedTensorType(t).rank
+                   for s, t in zip(self.in_strategy, ftype.inputs)]
+            f.attributes["arg_attrs"] = dicts(ins)
+            f.attributes["res_attrs"] = dicts(outs)
+            f.attributes[DEVICE_NUM] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
+        return module, lowered
+
+    def compile(self, *args):
+        key = tuple((np.shape(a), np.asarray(a).dtype.str) for a in args)
+        entry = self._cache.get(key)
+        if entry is None:
+            from .compile import compile_sharded
+            module, lowered = self.lower(*args)
+            timings: dict = {}
+            try:
+                compiled = compile_sharded(module, self.device_num or 0, timings=timings)
+            except ir.MLIRError as e:
+                raise ShardingError(_diagnostics(e)) from None
+            entry = self._cache[key] = (compiled, lowered.name, lowered.out_spec)
+            self.last_timings = timings
+        return entry
+
+    def __call__(self, *args):
+        rank, _ = self._ranks()
+        arrays = [np.asarray(a) for a in args]
+        compiled, name, out_spec = self.compile(*arrays)
+        local = [slice_for_rank(a, s, rank) for a, s in zip(arrays, self.in_strategy)]
+        outs = compiled.call(name, *local)
+        from ..pytree import tree_unflatten
+        return tree_unflatten(out_spec, list(outs))
+
+
+def _diagnostics(e: ir.MLIRError) -> str:
+    """'file:line:col: error: message' per diagnostic (the op's location)."""
+    import re
+    lines = []
+    for d in getattr(e, "error_diagnostics", []) or []:
+        loc = re.sub(r'^loc\("(.*)":(\d+):(\d+)\)$', r"\1:\2:\3", str(d.location))
+        lines.append(f"{loc}: error: {d.message}")
+    return "\n".join(lines) or str(e)
+
+
+def shard(fn, in_strategy, out_strategy=None, device_num=None) -> ShardedFunction:
+    """MindSpore's `ms.shard`: `fn` (a function or msmlir.jit function) compiled
+    with `in_strategy` (one tuple of cuts per input) and `out_strategy`, run
+    on `device_num` MPI ranks (default: the job's size)."""
+    return ShardedFunction(fn, in_strategy, out_strategy, device_num)
