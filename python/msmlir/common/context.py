@@ -109,9 +109,12 @@ def set_context(**kwargs):
             value = norm
             if value != "CPU":
                 # said, not silent: the compiled code runs on the CPU
-                warnings.warn(f"msmlir: device_target={value!r} is accepted, but msmlir has no "
-                              f"{value} backend yet: graphs are compiled and run on the CPU "
-                              f"(kernel semantics follow {value!r} where MindSpore's differ)",
+                entry = {"GPU": "msmlir.gpu.compile_gpu / export_cubin",
+                         "Ascend": "msmlir.ascend.compile (on the Ascend C emulator)"}
+                warnings.warn(f"msmlir: device_target={value!r} is accepted, but jit graphs are "
+                              f"still compiled and run on the CPU (kernel semantics follow "
+                              f"{value!r} where MindSpore's differ); the {value} target is "
+                              f"reached through {entry.get(value, 'no API yet')}",
                               RuntimeWarning, stacklevel=2)
         elif key == "enable_graph_kernel":
             if not isinstance(value, bool):
