@@ -184,25 +184,34 @@ def _report_timing(name: str, timings: dict) -> None:
     print(f"msmlir timing {name}: {total * 1e3:.1f} ms = {parts}", file=sys.stderr, flush=True)
 
 
-def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False) -> CompiledModule:
+def public_signatures(module: ir.Module, mark_c_interface: bool = True) -> dict[str, Signature]:
+    """{name (without the mangling prefix): Signature} of the module's public
+    functions, as the runtime calls them (tensor types, parameter write-back
+    pairs); with `mark_c_interface` each also gets llvm.emit_c_interface."""
     signatures: dict[str, Signature] = {}
+    for op in module.body.operations:
+        if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
+            continue
+        if not op.regions[0].blocks:
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value.removeprefix(_MANGLE)
+        ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        writeback = []
+        if "msmlir.writeback" in op.attributes:
+            writeback = [tuple(ir.IntegerAttr(x).value for x in pair)
+                         for pair in ir.ArrayAttr(op.attributes["msmlir.writeback"])]
+        signatures[name] = Signature([tensor_signature(t) for t in ftype.inputs],
+                                     [tensor_signature(t) for t in ftype.results], writeback)
+        if mark_c_interface:
+            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+    return signatures
+
+
+def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False) -> CompiledModule:
     t = time.perf_counter()
     with module.context:
         run_pipeline(module, _PREPARE)
-        for op in module.body.operations:
-            if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
-                continue
-            if not op.regions[0].blocks:
-                continue
-            name = ir.StringAttr(op.attributes["sym_name"]).value
-            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            writeback = []
-            if "msmlir.writeback" in op.attributes:
-                writeback = [tuple(ir.IntegerAttr(x).value for x in pair)
-                             for pair in ir.ArrayAttr(op.attributes["msmlir.writeback"])]
-            signatures[name] = Signature([tensor_signature(t) for t in ftype.inputs],
-                                         [tensor_signature(t) for t in ftype.results], writeback)
-            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        signatures = public_signatures(module)
         callbacks = host_callbacks_of(module)
         _mangle_function_names(module)
         now = time.perf_counter()

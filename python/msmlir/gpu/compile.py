@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import gpu
 
-from msmlir.compiler import context
+from msmlir.compiler import context, public_signatures
 from msmlir.passes import run_pipeline
 from msmlir.passes.gpu.pipelines import OPTIONS, gpu_stages
 from msmlir.passes.gpu.target import cuda_toolkit
 from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering_stages
-from msmlir.runtime.compiled_module import CompiledModule, Signature, tensor_signature
+from msmlir.runtime.compiled_module import CompiledModule, Signature
 
 MANGLE = "msmlir_gpu__"
 
@@ -77,21 +77,7 @@ def _prepare(src) -> tuple[ir.Module, dict[str, Signature]]:
         else:
             module = ir.Module.parse(src.operation.get_asm(enable_debug_info=True))
         run_pipeline(module, f"builtin.module({GRAPH_PREPARE})")
-        sigs = {}
-        for op in module.body.operations:
-            if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
-                continue
-            if not op.regions[0].blocks:
-                continue
-            name = ir.StringAttr(op.attributes["sym_name"]).value
-            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            writeback = []
-            if "msmlir.writeback" in op.attributes:
-                writeback = [tuple(ir.IntegerAttr(x).value for x in pair)
-                             for pair in ir.ArrayAttr(op.attributes["msmlir.writeback"])]
-            sigs[name] = Signature([tensor_signature(t) for t in ftype.inputs],
-                                   [tensor_signature(t) for t in ftype.results], writeback)
-            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        sigs = public_signatures(module)
         for op in module.body.operations:
             if op.operation.name == "func.func" and op.regions[0].blocks:
                 old = ir.StringAttr(op.attributes["sym_name"]).value

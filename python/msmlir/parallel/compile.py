@@ -16,28 +16,14 @@ import time
 from mlir import ir
 
 from .. import compiler
-from ..runtime.compiled_module import CompiledModule, Signature, host_callbacks_of, tensor_signature
+from ..runtime.compiled_module import CompiledModule, host_callbacks_of
 from msmlir.passes import run_pipeline
 from msmlir.passes.parallel.pipeline import shard_lowering_stages
 from msmlir.passes.registry import get_pass, parse_options
 
 
 def _signatures(module: ir.Module) -> dict:
-    out = {}
-    for op in module.body.operations:
-        if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
-            continue
-        if not op.regions[0].blocks:
-            continue
-        name = ir.StringAttr(op.attributes["sym_name"]).value.removeprefix(compiler._MANGLE)
-        ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-        writeback = []
-        if "msmlir.writeback" in op.attributes:
-            writeback = [tuple(ir.IntegerAttr(x).value for x in pair)
-                         for pair in ir.ArrayAttr(op.attributes["msmlir.writeback"])]
-        out[name] = Signature([tensor_signature(t) for t in ftype.inputs],
-                              [tensor_signature(t) for t in ftype.results], writeback)
-    return out
+    return compiler.public_signatures(module, mark_c_interface=False)
 
 
 def compile_sharded(module: ir.Module, device_num: int = 0, opt_level: int = 3,
