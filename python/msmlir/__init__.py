@@ -60,6 +60,9 @@ _LAZY = {
     **{n: ("msmlir.autodiff", n) for n in ("custom_bprop", "grad", "value_and_grad", "vjp",
                                            "vmap")},
     "nn": ("msmlir.nn", None),              # Cell, layers, losses, optimizers
+    # more than one process (MPI): mindspore.communication, ms.shard
+    "communication": ("msmlir.communication", None),
+    "shard": ("msmlir.parallel", "shard"),
     "mint": ("msmlir.mint", None),          # mindspore.mint: torch-style functions
     "numpy": ("msmlir.numpy", None),        # mindspore.numpy-style functions, compiled
 }
