@@ -406,6 +406,32 @@ def _hit(compiled: CompiledModule, timings: dict, what: str, t0: float) -> Compi
     return compiled
 
 
+_DEVICE = {"target": "CPU"}
+
+
+def set_device_target(target: str) -> None:
+    """Where compile_module's graphs run (set_context(device_target=...)):
+    'CPU', or 'Ascend' (Ascend C kernels on msmlir's emulation, msmlir.ascend);
+    'GPU' graphs still compile for the CPU (context.py says so)."""
+    _DEVICE["target"] = target
+
+
+def device_target() -> str:
+    return _DEVICE["target"]
+
+
+def _compile_ascend(module, timings: dict):
+    """The graph's kernels as Ascend C on the emulator, behind the
+    CompiledModule interface the jit frontend uses."""
+    from msmlir.ascend import AscendCompiled, compile as ascend_compile
+    t = time.perf_counter()
+    program = ascend_compile(module)
+    timings["ascend"] = time.perf_counter() - t
+    with program.module.context:
+        signatures = public_signatures(program.module, mark_c_interface=False)
+    return AscendCompiled(program, signatures, timings)
+
+
 def compile_module(module, opt_level: int = 3, *, timings: dict | None = None,
                    name: str | None = None, source: str | None = None) -> CompiledModule:
     """Compiles a module of mindir functions (the module is lowered in place,
@@ -422,6 +448,8 @@ def compile_module(module, opt_level: int = 3, *, timings: dict | None = None,
     MSMLIR_TIMING=1 in the environment, one line per compiled module goes to
     stderr (`name` labels it)."""
     timings = dict(timings or {})
+    if _DEVICE["target"] == "Ascend":
+        return _compile_ascend(module() if callable(module) else module, timings)
     t0 = time.perf_counter()
     compiled = key = dkey = None
     # dumps (save_graphs) are made by compiling: no cache then

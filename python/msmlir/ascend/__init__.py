@@ -224,3 +224,51 @@ def compile_kernel(source, **kw) -> AscendKernel:
     if len(prog.kernels) != 1:
         raise ValueError(f"{len(prog.kernels)} kernels, expected 1")
     return next(iter(prog.kernels.values()))
+
+
+class _AscendDispatcher:
+    """The call path of one function for the jit frontend: runs the host graph
+    on the emulator, copies parameter updates (msmlir.writeback) into the
+    caller's arrays and returns the other results, as the CPU Dispatcher."""
+
+    def __init__(self, program: AscendProgram, name: str, sig):
+        self.program, self.name, self.sig = program, name, sig
+        self.n_in = len(sig.inputs)
+        written = {r for r, _ in sig.writeback}
+        self.returned = tuple(i for i in range(len(sig.outputs)) if i not in written)
+
+    def __call__(self, arrays):
+        outs = self.program.call(self.name, *arrays)
+        for r, a in self.sig.writeback:
+            np.copyto(arrays[a], np.asarray(outs[r]).astype(arrays[a].dtype, copy=False))
+        return tuple(np.asarray(outs[i]) for i in self.returned)
+
+
+class AscendCompiled:
+    """What msmlir.compiler.compile_module returns under
+    set_context(device_target="Ascend"): the CompiledModule interface the jit
+    frontend uses (`signatures`, `call`, `dispatcher`, `timings`), on a program
+    whose kernels run on the Ascend C emulation."""
+
+    def __init__(self, program: AscendProgram, signatures: dict, timings: dict):
+        self.program, self.signatures, self.timings = program, signatures, timings
+        self._dispatchers: dict = {}
+
+    def dispatcher(self, name: str) -> _AscendDispatcher:
+        d = self._dispatchers.get(name)
+        if d is None:
+            d = self._dispatchers[name] = _AscendDispatcher(self.program, name, self.signatures[name])
+        return d
+
+    def call(self, name: str, *args):
+        d = self.dispatcher(name)
+        if len(args) != d.n_in:
+            raise TypeError(f"{name} takes {d.n_in} arguments, got {len(args)}")
+        arrays = []
+        for i, (a, (shape, dtype)) in enumerate(zip(args, d.sig.inputs)):
+            a = np.asarray(a)
+            if a.shape != shape or a.dtype != dtype:
+                raise TypeError(f"argument {i} of {name}: expected {dtype}{list(shape)}, "
+                                f"got {a.dtype}{list(a.shape)}")
+            arrays.append(a)
+        return d(arrays)

@@ -107,14 +107,12 @@ def set_context(**kwargs):
                 raise ValueError(f"For 'set_context', 'device_target' must be one of "
                                  f"{list(_DEVICE_TARGETS)}, but got {value!r}.")
             value = norm
-            if value != "CPU":
+            if value == "GPU":
                 # said, not silent: the compiled code runs on the CPU
-                entry = {"GPU": "msmlir.gpu.compile_gpu / export_cubin",
-                         "Ascend": "msmlir.ascend.compile (on the Ascend C emulator)"}
                 warnings.warn(f"msmlir: device_target={value!r} is accepted, but jit graphs are "
                               f"still compiled and run on the CPU (kernel semantics follow "
                               f"{value!r} where MindSpore's differ); the {value} target is "
-                              f"reached through {entry.get(value, 'no API yet')}",
+                              f"reached through msmlir.gpu.compile_gpu / export_cubin",
                               RuntimeWarning, stacklevel=2)
         elif key == "enable_graph_kernel":
             if not isinstance(value, bool):
@@ -150,6 +148,8 @@ def _apply(updates: dict) -> None:
     if "enable_compile_cache" in updates or "compile_cache_path" in updates:
         compile_cache.configure(bool(_CONTEXT["enable_compile_cache"]),
                                 _CONTEXT["compile_cache_path"])
+    if "device_target" in updates:
+        compiler.set_device_target(_CONTEXT["device_target"])
     if "save_graphs" in updates or "save_graphs_path" in updates:
         compiler.save_graphs(str(_CONTEXT["save_graphs_path"]) if _CONTEXT["save_graphs"]
                              else None)

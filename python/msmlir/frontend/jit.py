@@ -14,6 +14,7 @@ import threading
 import types
 
 from ..arraylike import result_wrapper, wrap_results
+from ..compiler import _DEVICE
 from ..errors import CompileError
 from .parser import invoke
 from .trace import BUILD_LOCK, Lowered, abstract_args, build_module, fast_args, strip_error
@@ -21,9 +22,10 @@ from msmlir.passes.registry import get_pass
 
 
 def _pipeline_defaults() -> tuple:
-    """The CPU pipeline's option defaults (set_context changes some): part of
-    the cache key, so a function compiled before the change is recompiled."""
-    return tuple(sorted(get_pass("msmlir-cpu-pipeline").defaults().items()))
+    """The CPU pipeline's option defaults and the device target (set_context
+    changes them): part of the cache key, so a function compiled before the
+    change is recompiled."""
+    return tuple(sorted(get_pass("msmlir-cpu-pipeline").defaults().items())) + (_DEVICE["target"],)
 
 
 _PIPELINE: list = []
@@ -35,7 +37,7 @@ def _options_snapshot() -> tuple:
     fast path, so a change of any default drops the fast entries."""
     if not _PIPELINE:
         _PIPELINE.append(get_pass("msmlir-cpu-pipeline").options)
-    return tuple(_PIPELINE[0].values())
+    return tuple(_PIPELINE[0].values()) + (_DEVICE["target"],)
 
 
 __all__ = ["jit", "JitFunction", "BoundJit", "Lowered", "BUILD_LOCK"]
