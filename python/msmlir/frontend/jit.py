@@ -37,7 +37,7 @@ def _options_snapshot() -> tuple:
     fast path, so a change of any default drops the fast entries."""
     if not _PIPELINE:
         _PIPELINE.append(get_pass("msmlir-cpu-pipeline").options)
-    return tuple(_PIPELINE[0].values()) + (_DEVICE["target"],)
+    return (*_PIPELINE[0].values(), _DEVICE["target"])
 
 
 __all__ = ["jit", "JitFunction", "BoundJit", "Lowered", "BUILD_LOCK"]
