@@ -410,26 +410,15 @@ _DEVICE = {"target": "CPU"}
 
 
 def set_device_target(target: str) -> None:
-    """Where compile_module's graphs run (set_context(device_target=...)):
-    'CPU', or 'Ascend' (Ascend C kernels on msmlir's emulation, msmlir.ascend);
-    'GPU' graphs still compile for the CPU (context.py says so)."""
+    """Where jitted graphs run (set_context(device_target=...)): 'CPU', or
+    'Ascend' (the frontend hands them to msmlir.ascend.compile_graph: Ascend C
+    kernels on msmlir's emulation); 'GPU' graphs still compile for the CPU
+    (context.py says so)."""
     _DEVICE["target"] = target
 
 
 def device_target() -> str:
     return _DEVICE["target"]
-
-
-def _compile_ascend(module, timings: dict):
-    """The graph's kernels as Ascend C on the emulator, behind the
-    CompiledModule interface the jit frontend uses."""
-    from msmlir.ascend import AscendCompiled, compile as ascend_compile
-    t = time.perf_counter()
-    program = ascend_compile(module)
-    timings["ascend"] = time.perf_counter() - t
-    with program.module.context:
-        signatures = public_signatures(program.module, mark_c_interface=False)
-    return AscendCompiled(program, signatures, timings)
 
 
 def compile_module(module, opt_level: int = 3, *, timings: dict | None = None,
@@ -448,8 +437,6 @@ def compile_module(module, opt_level: int = 3, *, timings: dict | None = None,
     MSMLIR_TIMING=1 in the environment, one line per compiled module goes to
     stderr (`name` labels it)."""
     timings = dict(timings or {})
-    if _DEVICE["target"] == "Ascend":
-        return _compile_ascend(module() if callable(module) else module, timings)
     t0 = time.perf_counter()
     compiled = key = dkey = None
     # dumps (save_graphs) are made by compiling: no cache then

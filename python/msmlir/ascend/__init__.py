@@ -24,8 +24,8 @@ import numpy as np
 
 from .emulator import AscendEmulationError, EmulatedKernel, build
 
-__all__ = ["compile", "AscendProgram", "AscendKernel", "AscendEmulationError", "AscendEmulationWarning",
-           "compile_kernel"]
+__all__ = ["compile", "compile_graph", "AscendProgram", "AscendCompiled", "AscendKernel",
+           "AscendEmulationError", "AscendEmulationWarning", "compile_kernel"]
 
 
 class AscendEmulationWarning(UserWarning):
@@ -272,3 +272,18 @@ class AscendCompiled:
                                 f"got {a.dtype}{list(a.shape)}")
             arrays.append(a)
         return d(arrays)
+
+
+def compile_graph(module, timings: dict | None = None) -> AscendCompiled:
+    """A jitted graph (mindir text or module) compiled for the Ascend target,
+    behind the CompiledModule interface the jit frontend uses: what
+    set_context(device_target="Ascend") runs."""
+    import time
+    from msmlir.compiler import public_signatures
+    timings = dict(timings or {})
+    t = time.perf_counter()
+    program = compile(module)
+    timings["ascend"] = time.perf_counter() - t
+    with program.module.context:
+        signatures = public_signatures(program.module, mark_c_interface=False)
+    return AscendCompiled(program, signatures, timings)

@@ -507,7 +507,7 @@ class Lowered:
         """Compiles a copy of the module (compile_module lowers in place; the
         mindir module stays available for inspection)."""
         if self.compiled is None:
-            from ..compiler import compile_module
+            from ..compiler import compile_module, device_target
             t = time.perf_counter()
             with BUILD_LOCK, self.context:
                 text = self.module.operation.get_asm(enable_debug_info=True)
@@ -520,8 +520,12 @@ class Lowered:
                 return copy
             timings = {"frontend": self.build_s, "print": time.perf_counter() - t}
             try:
-                self.compiled = compile_module(parse, timings=timings, name=self.name,
-                                               source=text)
+                if device_target() == "Ascend":   # set_context(device_target="Ascend")
+                    from ..ascend import compile_graph
+                    self.compiled = compile_graph(parse(), timings)
+                else:
+                    self.compiled = compile_module(parse, timings=timings, name=self.name,
+                                                   source=text)
             except ir.MLIRError as e:
                 msg = _b.diag_message(e)
                 if "mindir-autodiff" in msg or "mindir-vmap" in msg:
