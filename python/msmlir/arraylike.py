@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import providers
+from .pytree import iter_leaves
 
 __all__ = ["is_array", "as_array", "result_wrapper", "wrap_results", "host_tensor",
            "is_host_tensor", "has_array", "host_wrapper"]
@@ -43,33 +44,17 @@ def as_array(v) -> np.ndarray:
 
 def result_wrapper(args, kwargs):
     """The `__msmlir_wrap__` of the first argument (in a tree) whose type has one, or None."""
-    stack = [args, kwargs]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, (tuple, list)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        else:
-            w = getattr(type(v), "__msmlir_wrap__", None)
-            if w is not None:
-                return w
+    for v in iter_leaves([args, kwargs]):
+        w = getattr(type(v), "__msmlir_wrap__", None)
+        if w is not None:
+            return w
     return None
 
 
 def has_array(args, kwargs) -> bool:
     """Whether an array (numpy array or Tensor-like, not a Python or numpy scalar)
     occurs anywhere in the argument tree."""
-    stack = [args, kwargs]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, (tuple, list)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif is_array(v, scalars=False):
-            return True
-    return False
+    return any(is_array(v, scalars=False) for v in iter_leaves([args, kwargs]))
 
 
 def host_wrapper():

@@ -17,6 +17,20 @@ __all__ = ["LEAF", "tree_flatten", "tree_unflatten", "count_leaves", "const_key"
 LEAF = ("L",)
 
 
+def iter_leaves(tree):
+    """The leaves of nested tuples/lists/dicts (dict values), in no particular
+    order: for `any(...)`-style searches that need no spec."""
+    stack = [tree]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        else:
+            yield v
+
+
 def tree_flatten(x, is_leaf):
     """(spec, leaves): `spec` is a nested description of `x` with LEAF where a
     leaf was taken out and ("C", value) for every other non-container value."""

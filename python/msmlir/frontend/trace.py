@@ -29,7 +29,7 @@ from .. import dtype as _dt
 from ..arraylike import as_array, has_array, host_wrapper, is_array, result_wrapper, wrap_results
 from ..dialects import mindir
 from ..errors import CompileError, SourcePos
-from ..pytree import LEAF, const_key, spec_key, tree_flatten, tree_unflatten
+from ..pytree import LEAF, const_key, iter_leaves, spec_key, tree_flatten, tree_unflatten
 from ..seed import next_rng_offset
 from . import builder as _b
 from .values import TensorValue
@@ -235,16 +235,8 @@ def close_over(fop, block) -> list:
 
 def _has_callable(tree) -> bool:
     """Whether a callable (not a class) occurs in an argument tree."""
-    stack = [tree]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, (tuple, list)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif callable(v) and not isinstance(v, type) and not isinstance(v, TensorValue):
-            return True
-    return False
+    return any(callable(v) and not isinstance(v, type) and not isinstance(v, TensorValue)
+               for v in iter_leaves(tree))
 
 
 class ModuleBuilder:
