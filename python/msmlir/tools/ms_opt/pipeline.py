@@ -27,7 +27,7 @@ def _clean_pipeline_error(text: str) -> str:
     return "\n".join(ln for ln in lines if ln)
 
 
-class _CaptureStderrFd:
+class CaptureStderrFd:
     """Captures what C++ writes to file descriptor 2 (llvm::errs()), e.g. the
     option parser's messages, so that they can be folded into one diagnostic."""
 
@@ -74,7 +74,7 @@ class Pipeline:
         """None when upstream MLIR accepts `elem`, else the error text."""
         from mlir.passmanager import PassManager
         pm = PassManager("builtin.module", context=ctx)
-        with _CaptureStderrFd() as cap:
+        with CaptureStderrFd() as cap:
             try:
                 pm.add(elem)
                 err = None
@@ -135,7 +135,7 @@ class Pipeline:
         if not self.text:
             return
         from msmlir.passes import registry
-        with _CaptureStderrFd() as cap:
+        with CaptureStderrFd() as cap:
             try:
                 if self.needs_registry:
                     registry.add_to_pass_manager(pm, self.text)

@@ -125,8 +125,8 @@ class Processor(ChunkParser):
             if self.timing is None:
                 del pm
             else:
-                from .timing import CaptureFd2
-                with CaptureFd2() as cap:
+                from .pipeline import CaptureStderrFd
+                with CaptureStderrFd() as cap:
                     del pm  # prints the pass manager's timing report
                 self.timing.add_pass_report(cap.text)
         self._flush()

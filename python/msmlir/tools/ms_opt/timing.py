@@ -14,10 +14,8 @@ several threads).
 """
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
 import time
 
 DISPLAY_MODES = ("tree", "list")
@@ -89,26 +87,6 @@ def parse_report(text: str) -> list[Timer]:
             roots.append(t)
         stack.append((depth, t, {}))
     return roots
-
-
-class CaptureFd2:
-    """Captures what C++ writes to file descriptor 2 while active (`text`)."""
-
-    def __enter__(self):
-        self.text = ""
-        sys.stderr.flush()
-        self._tmp = tempfile.TemporaryFile(mode="w+b")
-        self._saved = os.dup(2)
-        os.dup2(self._tmp.fileno(), 2)
-        return self
-
-    def __exit__(self, *exc):
-        os.dup2(self._saved, 2)
-        os.close(self._saved)
-        self._tmp.seek(0)
-        self.text = self._tmp.read().decode("utf-8", "replace")
-        self._tmp.close()
-        return False
 
 
 class TimingReport:
