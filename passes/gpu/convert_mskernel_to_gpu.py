@@ -355,12 +355,11 @@ def _owner_op(v: ir.Value) -> ir.Operation | None:
     return None if isinstance(o, ir.Block) else o.operation
 
 
-def _match_row_reduction(p: ir.Operation) -> dict | None:
-    """The reduction of a row into one output element per parallel iteration:
-    p's body is one scf.for k in [0, K) whose body loads acc = out[idx], stores
-    comb(e(k), acc) to out[idx] (idx independent of k, comb associative and
-    commutative) and reads its other inputs contiguously along k (k only as
-    the last index). Returns its parts, or None."""
+def _k_loop_with_one_store(p: ir.Operation, min_k: int):
+    """The shape both reduction matchers start from: p's body is pure ops and
+    one scf.for k in [0, K) (no results, K a constant >= min_k) whose body has
+    no nested regions and exactly one memref.store. Returns (p's body ops,
+    the loop, K, k, the loop body's ops, the store), or None."""
     body = p.regions[0].blocks[0]
     ops = [o.operation for o in body.operations][:-1]
     fors = [o for o in ops if o.name == "scf.for"]
@@ -371,15 +370,26 @@ def _match_row_reduction(p: ir.Operation) -> dict | None:
     if len(loop.results) or (_const(lv.lowerBound), _const(lv.step)) != (0, 1):
         return None
     K = _const(lv.upperBound)
-    if K is None or K < MIN_BLOCK_REDUCTION:
+    if K is None or K < min_k:
         return None
     fbody = loop.regions[0].blocks[0]
-    k = fbody.arguments[0]
     fops = [o.operation for o in fbody.operations][:-1]
     stores = [o for o in fops if o.name == "memref.store"]
     if len(stores) != 1 or any(o.regions for o in fops):
         return None
-    store = stores[0]
+    return ops, loop, K, fbody.arguments[0], fops, stores[0]
+
+
+def _match_row_reduction(p: ir.Operation) -> dict | None:
+    """The reduction of a row into one output element per parallel iteration:
+    p's body is one scf.for k in [0, K) whose body loads acc = out[idx], stores
+    comb(e(k), acc) to out[idx] (idx independent of k, comb associative and
+    commutative) and reads its other inputs contiguously along k (k only as
+    the last index). Returns its parts, or None."""
+    found = _k_loop_with_one_store(p, MIN_BLOCK_REDUCTION)
+    if found is None:
+        return None
+    ops, loop, K, k, fops, store = found
     value, mem, idx = store.operands[0], store.operands[1], list(store.operands[2:])
     comb = _owner_op(value)
     if comb is None or comb.name not in _COMBINERS or len(comb.operands) != 2 or comb not in fops:
@@ -609,29 +619,13 @@ def _match_matmul(p: ir.Operation) -> dict | None:
     other indices being p's ivs or invariants; an iv only `a` uses is the M
     dim (the innermost such), one only `b` uses is N, the others are batch
     dims; idx uses every iv. Returns its parts, or None."""
-    body = p.regions[0].blocks[0]
-    ivs = list(body.arguments)
-    ops = [o.operation for o in body.operations][:-1]
-    fors = [o for o in ops if o.name == "scf.for"]
-    if len(fors) != 1 or any(o != fors[0] and not _is_pure(o) for o in ops):
+    ivs = list(p.regions[0].blocks[0].arguments)
+    found = _k_loop_with_one_store(p, MIN_TILED_K)
+    if found is None:
         return None
-    loop = fors[0]
-    lv = loop.opview
-    if len(loop.results) or (_const(lv.lowerBound), _const(lv.step)) != (0, 1):
+    ops, loop, K, k, fops, store = found
+    if not all(o.name in ("memref.load", "memref.store") or _is_pure(o) for o in fops):
         return None
-    K = _const(lv.upperBound)
-    if K is None or K < MIN_TILED_K:
-        return None
-    fbody = loop.regions[0].blocks[0]
-    k = fbody.arguments[0]
-    fops = [o.operation for o in fbody.operations][:-1]
-    if any(o.regions for o in fops) or not all(
-            o.name in ("memref.load", "memref.store") or _is_pure(o) for o in fops):
-        return None
-    stores = [o for o in fops if o.name == "memref.store"]
-    if len(stores) != 1:
-        return None
-    store = stores[0]
     value, mem, idx = store.operands[0], store.operands[1], list(store.operands[2:])
     comb = _owner_op(value)
     if comb is None or comb.name not in _MATMUL_COMBINERS or comb not in fops:
