@@ -184,17 +184,21 @@ def _report_timing(name: str, timings: dict) -> None:
     print(f"msmlir timing {name}: {total * 1e3:.1f} ms = {parts}", file=sys.stderr, flush=True)
 
 
-def public_signatures(module: ir.Module, mark_c_interface: bool = True) -> dict[str, Signature]:
-    """{name (without the mangling prefix): Signature} of the module's public
-    functions, as the runtime calls them (tensor types, parameter write-back
-    pairs); with `mark_c_interface` each also gets llvm.emit_c_interface."""
+def public_signatures(module: ir.Module, mark_c_interface: bool = True,
+                      unmangle: bool = True) -> dict[str, Signature]:
+    """{name: Signature} of the module's public functions, as the runtime calls
+    them (tensor types, parameter write-back pairs); `unmangle` drops the
+    mangling prefix from the names; with `mark_c_interface` each function also
+    gets llvm.emit_c_interface."""
     signatures: dict[str, Signature] = {}
     for op in module.body.operations:
         if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
             continue
         if not op.regions[0].blocks:
             continue
-        name = ir.StringAttr(op.attributes["sym_name"]).value.removeprefix(_MANGLE)
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        if unmangle:
+            name = name.removeprefix(_MANGLE)
         ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
         writeback = []
         if "msmlir.writeback" in op.attributes:

@@ -285,5 +285,5 @@ def compile_graph(module, timings: dict | None = None) -> AscendCompiled:
     program = compile(module)
     timings["ascend"] = time.perf_counter() - t
     with program.module.context:
-        signatures = public_signatures(program.module, mark_c_interface=False)
+        signatures = public_signatures(program.module, mark_c_interface=False, unmangle=False)
     return AscendCompiled(program, signatures, timings)
