@@ -4,9 +4,9 @@ the emulator (matmuls as transpose / cube / epilogue groups, the relu mask as
 an i1 tensor, the labels as i32), the host graph interpreted by
 msmlir.ascend; the losses of 5 steps match the CPU target's.
 
-The frontend's `set_context(device_target="Ascend")` is not wired yet: the
-graph's mindir comes from `save_graphs` and the loop threads the parameter
-write-back (`msmlir.writeback`) by hand.
+The graph's mindir comes from `save_graphs` so that its kernels can also be
+compiled one by one; `msmlir.ascend.compile_graph` runs it as
+`set_context(device_target="Ascend")` does (parameter write-back included).
 """
 import glob
 import re
@@ -17,6 +17,8 @@ import pytest
 import msmlir as ms
 import msmlir.ascend as A
 from msmlir import Tensor, nn
+
+from support.models import lenet5_with_biases
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::msmlir.ascend.AscendEmulationWarning")]
 
@@ -42,23 +44,22 @@ def mlp_dump(tmp_path_factory):
     return glob.glob(str(path / "*"))[0], cpu, x, y, init
 
 
+def _ascend_steps(graph_file: str, args: list, steps: int = 5):
+    """(the Ascend program, the losses of `steps` train steps) of a dumped
+    graph; `args` (its arrays, parameters last) take the parameter updates."""
+    text = open(graph_file).read()
+    name = re.search(r"func.func @(\w+)", text).group(1)
+    compiled = A.compile_graph(text)
+    return compiled.program, [float(compiled.call(name, *args)[0]) for _ in range(steps)]
+
+
 def test_mlp_train_step_matches_cpu(mlp_dump):
     graph_dir, cpu, x, y, init = mlp_dump
-    text = open(f"{graph_dir}/00_graph.mlir").read()
-    name = re.search(r"func.func @(\w+)", text).group(1)
-    writeback = [tuple(map(int, m)) for m in re.findall(r"\[(\d+), (\d+)\]",
-                                                       re.search(r"msmlir.writeback = \[(.*?)\]\]", text).group(0))]
-    prog = A.compile(text)
-    assert len(prog.kernels) == 9
-    assert sum(1 for k in prog.kernels.values() if k.parts) == 5        # the five matmul kernels
     args = [x, y] + [init[n] for n in ("0.weight", "0.bias", "2.weight", "2.bias", "global_step",
                                        "learning_rate")]
-    losses = []
-    for _ in range(5):
-        res = prog.call(name, *args)
-        losses.append(float(res[0]))
-        for r, a in writeback:
-            args[a] = res[r]
+    prog, losses = _ascend_steps(f"{graph_dir}/00_graph.mlir", args)
+    assert len(prog.kernels) == 9
+    assert sum(1 for k in prog.kernels.values() if k.parts) == 5        # the five matmul kernels
     np.testing.assert_allclose(losses, cpu, rtol=1e-5)
 
 
@@ -89,31 +90,12 @@ def test_every_mlp_kernel_matches_the_cpu_target(mlp_dump):
                                        err_msg=kname)
 
 
-class LeNet5(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.c1 = nn.Conv2d(1, 6, 5, pad_mode="valid", has_bias=True)
-        self.c2 = nn.Conv2d(6, 16, 5, pad_mode="valid", has_bias=True)
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.relu = nn.ReLU()
-        self.flatten = nn.Flatten()
-        self.f1, self.f2, self.f3 = nn.Dense(400, 120), nn.Dense(120, 84), nn.Dense(84, 10)
-
-    def construct(self, x):
-        x = self.pool(self.relu(self.c1(x)))
-        x = self.pool(self.relu(self.c2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.f1(x))
-        x = self.relu(self.f2(x))
-        return self.f3(x)
-
-
 def test_lenet5_train_step_matches_cpu(tmp_path):
     """All 26 kernels of the LeNet5 train step as Ascend C (convolutions,
     pooling and their gradients on the scalar fallback), 5 steps."""
     ms.set_context(mode=ms.GRAPH_MODE, save_graphs=True, save_graphs_path=str(tmp_path))
     try:
-        net = LeNet5()
+        net = lenet5_with_biases()
         loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
         train = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), nn.SGD(net.trainable_params(), learning_rate=0.05))
         train.set_train()
@@ -125,19 +107,9 @@ def test_lenet5_train_step_matches_cpu(tmp_path):
         cpu = [float(train(Tensor(x), Tensor(y)).asnumpy()) for _ in range(5)]
     finally:
         ms.set_context(save_graphs=False)
-    text = open(glob.glob(str(tmp_path / "*" / "00_graph.mlir"))[0]).read()
-    name = re.search(r"func.func @(\w+)", text).group(1)
-    writeback = [tuple(map(int, m)) for m in re.findall(r"\[(\d+), (\d+)\]",
-                                                       re.search(r"msmlir.writeback = \[(.*?)\]\]", text).group(0))]
-    prog = A.compile(text)
+    args = [x, y] + [init[n] for n in order]
+    prog, losses = _ascend_steps(glob.glob(str(tmp_path / "*" / "00_graph.mlir"))[0], args)
     assert len(prog.kernels) == 26
     fallback = [k for k in prog.kernels.values() if k.report["bound"] == "scalar fallback"]
     assert 0 < len(fallback) < 26
-    args = [x, y] + [init[n] for n in order]
-    losses = []
-    for _ in range(5):
-        res = prog.call(name, *args)
-        losses.append(float(res[0]))
-        for r, a in writeback:
-            args[a] = res[r]
     np.testing.assert_allclose(losses, cpu, rtol=1e-5)
