@@ -163,18 +163,19 @@ def _hoist_from(op: ir.Operation, params: list[ir.Value]) -> ir.Operation | None
 
 
 def _hoist_function(func: ir.Operation) -> None:
+    """Every control-flow op, innermost first (post-order): hoisting an op
+    leaves its assigns right after it, in its parent's block, where the
+    enclosing op (later in the order) picks them up."""
     params = _params(func)
-    while True:   # innermost first: a control-flow op none of whose nested ops still assigns
-        ops: list[ir.Operation] = []
+    ops: list[ir.Operation] = []
 
-        def visit(o: ir.Operation) -> ir.WalkResult:
-            if o.name in _CONTROL_FLOW and _assigned_params(o, params):
-                ops.append(o)
-            return ir.WalkResult.ADVANCE
-        func.walk(visit, ir.WalkOrder.POST_ORDER)
-        if not ops:
-            return
-        _hoist_from(ops[0], params)
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        if o.name in _CONTROL_FLOW:
+            ops.append(o)
+        return ir.WalkResult.ADVANCE
+    func.walk(visit, ir.WalkOrder.POST_ORDER)
+    for o in ops:
+        _hoist_from(o, params)
 
 
 @register_pass("mindir-hoist-assigns",
