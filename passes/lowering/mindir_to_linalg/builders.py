@@ -16,16 +16,23 @@ def module_of(op) -> ir.Operation:
     return op
 
 
-def declare_i64_function(module: ir.Operation, name: str, n_args: int) -> None:
-    """`func.func private @name(i64 x n_args)` unless the module has it: the
-    runtime entries lowerings call (host callbacks, failed run-time checks)."""
+def declare_function(module: ir.Operation, name: str, args: list, results: list,
+                     attributes: dict | None = None) -> None:
+    """`func.func private @name(args) -> results` (with `attributes`) unless the
+    module has it: the runtime entries and helpers lowerings call."""
     body = module.regions[0].blocks[0]
     for o in body.operations:
         if o.operation.name == "func.func" and ir.StringAttr(o.attributes["sym_name"]).value == name:
             return
-    i64 = ir.IntegerType.get_signless(64)
     with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp(name, ir.FunctionType.get([i64] * n_args, []), visibility="private")
+        f = func.FuncOp(name, ir.FunctionType.get(args, results), visibility="private")
+        for key, value in (attributes or {}).items():
+            f.attributes[key] = value
+
+
+def declare_i64_function(module: ir.Operation, name: str, n_args: int) -> None:
+    """`func.func private @name(i64 x n_args)`: host callbacks, failed run-time checks."""
+    declare_function(module, name, [ir.IntegerType.get_signless(64)] * n_args, [])
 
 
 def tensor_type(v: ir.Value) -> ir.RankedTensorType:

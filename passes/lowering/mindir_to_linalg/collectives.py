@@ -30,7 +30,7 @@ from mlir.dialects import arith, bufferization, func, memref, tensor
 import msmlir.dialects.mindir  # noqa: F401  (registers the op view classes)
 
 from . import lowering
-from .builders import fill, module_of
+from .builders import declare_function, fill, module_of
 
 MPI_ATTR = "msmlir.mpi"       # on the helper declarations: "rank" or "allreduce_<how>"
 
@@ -43,14 +43,8 @@ def _reduction(op) -> str:
 def _helper(op, name: str, kind: str, args: list, results: list) -> str:
     """Declares `func.func private @name` (once per module) for a materialized
     MPI call of `kind`; returns the name."""
-    module = module_of(op.operation)
-    body = module.regions[0].blocks[0]
-    for o in body.operations:
-        if o.operation.name == "func.func" and ir.StringAttr(o.attributes["sym_name"]).value == name:
-            return name
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        f = func.FuncOp(name, ir.FunctionType.get(args, results), visibility="private")
-        f.attributes[MPI_ATTR] = ir.StringAttr.get(kind)
+    declare_function(module_of(op.operation), name, args, results,
+                     {MPI_ATTR: ir.StringAttr.get(kind)})
     return name
 
 
