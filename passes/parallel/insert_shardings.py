@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..lowering.materialize_collectives import MPI_ABI
 from ..registry import Option, PassFailure, register_pass
 
 GRID = "msmlir_grid"
@@ -42,7 +43,6 @@ DEVICE_NUM = "mindir.device_num"
 IN_STRATEGY = "mindir.in_strategy"
 OUT_STRATEGY = "mindir.out_strategy"
 ARG_STRATEGY = "mindir.strategy"
-MPI_ABI = '#dlti.map<"MPI:Implementation" = "OpenMPI">'
 
 
 class StrategyError(Exception):
