@@ -1,0 +1,91 @@
+"""Shapes that do not divide the tiles vs shapes that do (issue 10's goal:
+"correct and within 10% of the divisible case's GFLOP/s").
+
+Pairs, each compiled by msmlir (ms.jit, graph mode) and checked against a
+float64 numpy reference before timing:
+  matmul      1024^3             vs 1000^3
+  conv2d 3x3  16x32x32x32 'same' vs 16x32x31x31
+  row sum     4096x1024          vs 4000x1000
+  column sum  4096x1024          vs 4000x1000
+
+Prints GFLOP/s (GB/s for the sums) of both shapes and tail / divisible.
+
+    python bench/tails.py [--threads 1]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+
+def _best(fn, args, runs=20):
+    fn(*args)
+    best = float("inf")
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _conv_ref(x, w):
+    n, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (kh // 2, kh // 2), (kw // 2, kw // 2)))
+    out = np.zeros((n, f, h, wd))
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum("nchw,fc->nfhw", xp[:, :, i:i + h, j:j + wd], w[:, :, i, j].astype(np.float64))
+    return out
+
+
+def cases():
+    import msmlir as ms
+    from msmlir import ops
+    rng = np.random.default_rng(0)
+    f32 = np.float32
+
+    def mm(n):
+        a, b = rng.standard_normal((n, n)).astype(f32), rng.standard_normal((n, n)).astype(f32)
+        return (ms.jit(lambda a, b: ops.matmul(a, b)), (a, b), a.astype(np.float64) @ b, 2.0 * n ** 3, "GF/s")
+
+    def conv(hw):
+        x = rng.standard_normal((16, 32, hw, hw)).astype(f32)
+        w = rng.standard_normal((32, 32, 3, 3)).astype(f32)
+        fn = ms.jit(lambda x, w: ops.conv2d(x, w, pad_mode="same"))
+        return fn, (x, w), _conv_ref(x, w), 2.0 * 16 * 32 * 32 * 9 * hw * hw, "GF/s"
+
+    def rsum(r, c, axis):
+        x = rng.standard_normal((r, c)).astype(f32)
+        return (ms.jit(lambda x: ops.sum(x, axis)), (x,), x.astype(np.float64).sum(axis), 4.0 * r * c, "GB/s")
+
+    yield "matmul", mm(1024), mm(1000)
+    yield "conv2d 3x3 same", conv(32), conv(31)
+    yield "row sum", rsum(4096, 1024, 1), rsum(4000, 1000, 1)
+    yield "column sum", rsum(4096, 1024, 0), rsum(4000, 1000, 0)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=1, help="msmlir-cpu-pipeline threads=")
+    a = p.parse_args(argv)
+    os.environ["MSMLIR_CPU_THREADS"] = str(a.threads)   # read when msmlir is imported
+    import msmlir as ms
+    ms.set_context(mode=ms.GRAPH_MODE)
+    print(f"| op | divisible | tail | tail / divisible |\n|---|---|---|---|")
+    for name, div, tail in cases():
+        rates = []
+        for fn, args, ref, work, unit in (div, tail):
+            out = np.asarray(fn(*args))
+            err = np.max(np.abs(out - ref)) / max(1.0, np.max(np.abs(ref)))
+            if err > 1e-4:
+                raise SystemExit(f"{name} {args[0].shape}: wrong result (max relative error {err:.2e})")
+            rates.append(work / _best(fn, args) / 1e9)
+        print(f"| {name} | {rates[0]:.1f} {unit} | {rates[1]:.1f} {unit} | {rates[1] / rates[0]:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
