@@ -355,11 +355,14 @@ def _owner_op(v: ir.Value) -> ir.Operation | None:
     return None if isinstance(o, ir.Block) else o.operation
 
 
-def _k_loop_with_one_store(p: ir.Operation, min_k: int):
+def _k_loop_accumulation(p: ir.Operation, min_k: int, combiners):
     """The shape both reduction matchers start from: p's body is pure ops and
     one scf.for k in [0, K) (no results, K a constant >= min_k) whose body has
-    no nested regions and exactly one memref.store. Returns (p's body ops,
-    the loop, K, k, the loop body's ops, the store), or None."""
+    no nested regions and exactly one memref.store of comb(x, acc), where comb
+    is a binary op of the loop body named in `combiners` and acc a single-use
+    load of the stored element. Returns (p's body ops, the loop, K, k, the
+    loop body's ops, the store, comb, acc's operand position, acc's load), or
+    None."""
     body = p.regions[0].blocks[0]
     ops = [o.operation for o in body.operations][:-1]
     fors = [o for o in ops if o.name == "scf.for"]
@@ -377,22 +380,10 @@ def _k_loop_with_one_store(p: ir.Operation, min_k: int):
     stores = [o for o in fops if o.name == "memref.store"]
     if len(stores) != 1 or any(o.regions for o in fops):
         return None
-    return ops, loop, K, fbody.arguments[0], fops, stores[0]
-
-
-def _match_row_reduction(p: ir.Operation) -> dict | None:
-    """The reduction of a row into one output element per parallel iteration:
-    p's body is one scf.for k in [0, K) whose body loads acc = out[idx], stores
-    comb(e(k), acc) to out[idx] (idx independent of k, comb associative and
-    commutative) and reads its other inputs contiguously along k (k only as
-    the last index). Returns its parts, or None."""
-    found = _k_loop_with_one_store(p, MIN_BLOCK_REDUCTION)
-    if found is None:
-        return None
-    ops, loop, K, k, fops, store = found
-    value, mem, idx = store.operands[0], store.operands[1], list(store.operands[2:])
-    comb = _owner_op(value)
-    if comb is None or comb.name not in _COMBINERS or len(comb.operands) != 2 or comb not in fops:
+    store = stores[0]
+    mem, idx = store.operands[1], list(store.operands[2:])
+    comb = _owner_op(store.operands[0])
+    if comb is None or comb.name not in combiners or len(comb.operands) != 2 or comb not in fops:
         return None
     acc_pos = None
     for i, v in enumerate(comb.operands):
@@ -402,7 +393,20 @@ def _match_row_reduction(p: ir.Operation) -> dict | None:
             acc_pos = i
     if acc_pos is None:
         return None
-    load = _owner_op(comb.operands[acc_pos])
+    return ops, loop, K, fbody.arguments[0], fops, store, comb, acc_pos, _owner_op(comb.operands[acc_pos])
+
+
+def _match_row_reduction(p: ir.Operation) -> dict | None:
+    """The reduction of a row into one output element per parallel iteration:
+    p's body is one scf.for k in [0, K) whose body loads acc = out[idx], stores
+    comb(e(k), acc) to out[idx] (idx independent of k, comb associative and
+    commutative) and reads its other inputs contiguously along k (k only as
+    the last index). Returns its parts, or None."""
+    found = _k_loop_accumulation(p, MIN_BLOCK_REDUCTION, _COMBINERS)
+    if found is None:
+        return None
+    ops, loop, K, k, fops, store, comb, acc_pos, load = found
+    mem, idx = store.operands[1], list(store.operands[2:])
     on_k = {k}
     for o in fops:
         if any(v in on_k for v in o.operands):
@@ -620,25 +624,13 @@ def _match_matmul(p: ir.Operation) -> dict | None:
     dim (the innermost such), one only `b` uses is N, the others are batch
     dims; idx uses every iv. Returns its parts, or None."""
     ivs = list(p.regions[0].blocks[0].arguments)
-    found = _k_loop_with_one_store(p, MIN_TILED_K)
+    found = _k_loop_accumulation(p, MIN_TILED_K, _MATMUL_COMBINERS)
     if found is None:
         return None
-    ops, loop, K, k, fops, store = found
+    ops, loop, K, k, fops, store, comb, acc_pos, load = found
     if not all(o.name in ("memref.load", "memref.store") or _is_pure(o) for o in fops):
         return None
-    value, mem, idx = store.operands[0], store.operands[1], list(store.operands[2:])
-    comb = _owner_op(value)
-    if comb is None or comb.name not in _MATMUL_COMBINERS or comb not in fops:
-        return None
-    acc_pos = None
-    for i, v in enumerate(comb.operands):
-        o = _owner_op(v)
-        if o is not None and o.name == "memref.load" and o.operands[0] == mem and \
-                list(o.operands[1:]) == idx and len(list(v.uses)) == 1:
-            acc_pos = i
-    if acc_pos is None:
-        return None
-    load = _owner_op(comb.operands[acc_pos])
+    mem, idx = store.operands[1], list(store.operands[2:])
     prod = _owner_op(comb.operands[1 - acc_pos])
     if prod is None or prod.name not in _MATMUL_PRODUCTS or prod not in fops:
         return None
