@@ -3,6 +3,8 @@ dialect -> per-rank SPMD programs whose collectives call MPI.
 
     insert_shardings.py   mindir-insert-shardings: strategies -> shard annotations
     sink_constants.py     msmlir-sink-constants: constants into linalg bodies
+    shardable.py          msmlir-make-shardable: unit-dim reshapes and ramp
+                          constants -> linalg.generic (shardable)
     partition.py          msmlir-shard-partition: upstream sharding-propagation +
                           shard-partition (in an isolated mlir-opt)
     collectives_to_mindir.py  msmlir-shard-collectives-to-mindir: all_gather /
@@ -15,4 +17,4 @@ dialect -> per-rank SPMD programs whose collectives call MPI.
     pipeline.py           msmlir-cpu-shard-pipeline (opt-in)
 """
 from . import (collectives_to_mindir, insert_shardings, materialize_mpi, outline_mpi,  # noqa: F401
-               partition, pipeline, sink_constants, world_comm)
+               partition, pipeline, shardable, sink_constants, world_comm)

@@ -11,6 +11,7 @@ CPU pipeline's (passes/pipelines/cpu.py) with three additions:
       inline,symbol-dce                   kernels back into their callers
                                           (propagation is function-local)
       msmlir-sink-constants               (works around an upstream crash)
+      msmlir-make-shardable               reshapes, ramp constants -> linalg
       msmlir-shard-partition              upstream sharding-propagation +
                                           shard-partition: per-rank slices and
                                           the resharding collectives
@@ -39,7 +40,7 @@ SHARD_OPTIONS["device-num"] = Option(int, 0, "ranks of the 1-D device mesh for f
                                               "without mindir.device_num")
 
 SHARD_STAGE = ("inline,symbol-dce,"
-               "msmlir-sink-constants,msmlir-shard-partition,"
+               "msmlir-sink-constants,msmlir-make-shardable,msmlir-shard-partition,"
                "msmlir-shard-collectives-to-mindir,convert-mindir-to-linalg,"
                "convert-shard-to-mpi,msmlir-mpi-world-comm,"
                "msmlir-outline-mpi,symbol-dce,canonicalize,cse")

@@ -473,6 +473,13 @@ def fast_args(args, kwargs):
     return tuple(key), arrays
 
 
+# Compilers that higher layers plug in (msmlir.parallel: semi-auto / auto
+# parallel graphs, per-rank sharded code), tried first by Lowered.compile:
+# `compile(text, parse, timings)` returns a compiled module, or None to leave
+# the graph to the default path.
+GRAPH_COMPILERS: list = []
+
+
 class Lowered:
     """One compiled specialization: the module, its text and the runtime handle."""
 
@@ -512,6 +519,13 @@ class Lowered:
                 return copy
             timings = {"frontend": self.build_s, "print": time.perf_counter() - t}
             try:
+                # -- graph compilers of higher layers (msmlir.parallel: semi-auto parallel) --
+                for compile_with in GRAPH_COMPILERS:
+                    compiled = compile_with(text, parse, timings)
+                    if compiled is not None:
+                        self.compiled = compiled
+                        return compiled
+                # -- end --
                 if device_target() == "Ascend":   # set_context(device_target="Ascend")
                     from ..ascend import compile_graph
                     self.compiled = compile_graph(parse(), timings)

@@ -16,7 +16,10 @@ The classes of MindSpore's operator set are generated from one table in
 ops/nn.py (LayerNorm, BatchNorm, Dropout, ...) share them.
 
 `shard(in_strategy, out_strategy)` records the parallel strategy as attributes
-(`in_strategy`/`out_strategy`) for the distributed work; nothing consumes it yet.
+(`in_strategy`/`out_strategy`); called inside a compiled function, the op the
+primitive builds carries them into mindir (`msmlir.parallel.annotate`:
+`mindir.in_strategy` / `mindir.out_strategy`), where semi-auto parallel
+compilation (passes/parallel/insert_shardings.py) turns them into shardings.
 """
 from __future__ import annotations
 
@@ -119,8 +122,8 @@ class Primitive:
 
     def shard(self, in_strategy=None, out_strategy=None, **kwargs):
         """Records the operator's parallel strategy (tuples of tuples of ints, one
-        per input / output) as the attributes `in_strategy` / `out_strategy`; the
-        distributed compiler is not there yet, so nothing consumes them."""
+        per input / output) as the attributes `in_strategy` / `out_strategy`;
+        the op it builds in a compiled function carries them (see `__call__`)."""
         for what, s in (("in_strategy", in_strategy), ("out_strategy", out_strategy)):
             if s is None:
                 continue
@@ -142,10 +145,26 @@ class Primitive:
 
     def __call__(self, *args, **kwargs):
         if self._static or _b.current() is not None:
-            return self._impl(*args, **kwargs)
+            out = self._impl(*args, **kwargs)
+            if not self._static and ("in_strategy" in self.attrs or "out_strategy" in self.attrs):
+                self._annotate(out, args)
+            return out
         if self._key is None:
             self._key = primitive_key(self)
         return eager_call(self._impl, args, kwargs, key=self._key)
+
+    def _annotate(self, out, args):
+        """The strategies of `shard` onto the op that computed `out` (their
+        tuples are checked against that op's operands when compiled)."""
+        from mlir import ir
+
+        from ..parallel.annotate import annotate
+        v = getattr(out, "value", None)
+        ins = [a.value for a in args if isinstance(getattr(a, "value", None), ir.Value)]
+        if not isinstance(v, ir.Value) or any(x == v for x in ins):
+            _b.error(f"{self.name}.shard: the primitive built no op here (its output is not a "
+                     "tensor computed from its inputs), so no op carries the strategy")
+        annotate(out, self.attrs.get("in_strategy"), self.attrs.get("out_strategy"))
 
     def __repr__(self):
         shown = {k: v for k, v in self.attrs.items()

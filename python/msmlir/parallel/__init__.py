@@ -25,6 +25,19 @@ dim; a cut is 1 or device_num (1-D device mesh), at most one split dim per
 tensor; `None` for an input means replicated. Strategies on ops inside the
 function: `parallel.annotate(y, in_strategy=...)` (what `Primitive.shard`
 records). Compilation: msmlir-cpu-shard-pipeline (passes/parallel/).
+
+Whole jit graphs (a TrainOneStepCell / Model.train step: forward, backward
+and update) compile the same way under the auto-parallel context:
+
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
+                                 device_num=2)
+    net.fc1.matmul.shard(((1, 1), (2, 1)))     # Primitive.shard strategies
+
+routes every jit graph that carries strategies through the shard pipeline
+(compile.py: `compile_lowered`, called from frontend/trace.py); with
+`AUTO_PARALLEL` the cost model of auto.py chooses the strategies of the
+forward's matmuls, elementwise ops and reductions first. Every rank feeds
+the whole batch and keeps whole parameters (see compile.py).
 """
 from __future__ import annotations
 
@@ -32,12 +45,9 @@ import numpy as np
 from mlir import ir
 
 from .annotate import ARG_STRATEGY, DEVICE_NUM, annotate, normalize  # noqa: F401
+from .compile import ShardingError, diagnostics as _diagnostics, ranks
 
 __all__ = ["shard", "annotate", "ShardedFunction", "ShardingError", "slice_for_rank"]
-
-
-class ShardingError(ValueError):
-    """A sharding strategy that cannot be compiled (the message names the op's location)."""
 
 
 def slice_for_rank(a: np.ndarray, strategy, rank: int) -> np.ndarray:
@@ -66,15 +76,7 @@ class ShardedFunction:
         self.last_timings: dict = {}
 
     def _ranks(self) -> tuple[int, int]:
-        from ..runtime import mpi
-        if not mpi.initialized():
-            raise ShardingError("parallel.shard: call msmlir.communication.init() first "
-                                "(and run under mpirun / python -m msmlir.run)")
-        n = self.device_num if self.device_num is not None else mpi.size()
-        if n != mpi.size():
-            raise ShardingError(f"parallel.shard: device_num={n} but the job has {mpi.size()} "
-                                "rank(s); the 1-D device mesh must cover every rank")
-        return mpi.rank(), n
+        return ranks(self.device_num)
 
     def lower(self, *args) -> ir.Module:
         """The mindir module with the strategies attached (a copy; not lowered)."""
@@ -141,16 +143,6 @@ class ShardedFunction:
         outs = compiled.call(name, *local)
         from ..pytree import tree_unflatten
         return tree_unflatten(out_spec, list(outs))
-
-
-def _diagnostics(e: ir.MLIRError) -> str:
-    """'file:line:col: error: message' per diagnostic (the op's location)."""
-    import re
-    lines = []
-    for d in getattr(e, "error_diagnostics", []) or []:
-        loc = re.sub(r'^loc\("(.*)":(\d+):(\d+)\)$', r"\1:\2:\3", str(d.location))
-        lines.append(f"{loc}: error: {d.message}")
-    return "\n".join(lines) or str(e)
 
 
 def shard(fn, in_strategy, out_strategy=None, device_num=None) -> ShardedFunction:
