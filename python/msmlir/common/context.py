@@ -179,9 +179,11 @@ def _reset_context():
 
 
 # ---------------------------------------------------------------------------
-# Auto-parallel context (MindSpore's set_auto_parallel_context & co.): stored and
-# validated so that scripts run unchanged; the distributed compiler that will
-# read them is not there yet (a single process runs the whole graph).
+# Auto-parallel context (MindSpore's set_auto_parallel_context & co.), validated
+# here and read by the layers above: DATA_PARALLEL makes TrainOneStepCell reduce
+# gradients over the MPI ranks (nn/distributed.py); SEMI_AUTO_PARALLEL and
+# AUTO_PARALLEL compile jit graphs sharded over the ranks (msmlir.parallel).
+# HYBRID_PARALLEL reduces gradients as DATA_PARALLEL does.
 # ---------------------------------------------------------------------------
 
 class ParallelMode:
