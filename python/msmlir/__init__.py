@@ -62,7 +62,8 @@ _LAZY = {
     "nn": ("msmlir.nn", None),              # Cell, layers, losses, optimizers
     # more than one process (MPI): mindspore.communication, ms.shard
     "communication": ("msmlir.communication", None),
-    "shard": ("msmlir.parallel", "shard"),
+    "shard": ("msmlir.parallel", "shard"), "parallel": ("msmlir.parallel", None),
+    "amp": ("msmlir.amp", None),            # auto_mixed_precision, build_train_network
     "mint": ("msmlir.mint", None),          # mindspore.mint: torch-style functions
     "numpy": ("msmlir.numpy", None),        # mindspore.numpy-style functions, compiled
 }

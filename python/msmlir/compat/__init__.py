@@ -7,6 +7,8 @@ the table says whether msmlir has it -- by looking the name up in msmlir's
 matching namespace, not from a hand-kept list -- and, for names that exist but
 differ from MindSpore, what differs (`PARTIAL`). `python -m msmlir.compat`
 prints it as Markdown (docs/compat.md is that output; a test keeps it true).
+The usage-weighted figures at its top come from `usage.py`'s counts of real
+MindSpore code (stored in usage_counts.tsv).
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ NAMESPACES = {
 
 _HOST_DTYPE = "host-only dtype: a Tensor holds and converts it; compiled ops refuse it"
 _RNG = "counter-based RNG: the same distribution, not MindSpore's numbers"
+_DYNAMIC = ("data-dependent output shape: runs in PyNative; inside jit / graph mode an "
+            "error at the user's line")
 
 # "namespace:name" -> what differs from MindSpore (names msmlir has)
 PARTIAL = {
@@ -50,7 +54,13 @@ PARTIAL = {
     "mindspore:set_context": "mode/device_target/graph kernel/save_graphs/compile cache "
                              "interpreted; other keys stored; runs on the CPU",
     "ops:dropout": _RNG, "ops:uniform": _RNG, "ops:standard_normal": _RNG,
-    "ops:scatter_nd": "indices outside the shape are dropped (MindSpore raises on the CPU)",
+    "ops:scatter_nd": "an out-of-range index raises IndexError as MindSpore's CPU kernel; "
+                      "negative indices count from the end (MindSpore rejects them)",
+    **{f"ops:{n}": _DYNAMIC for n in ("unique", "nonzero", "masked_select")},
+    **{f"ops.operations:{n}": _DYNAMIC for n in ("Unique", "NonZero", "MaskedSelect")},
+    **{f"Tensor:{n}": _DYNAMIC for n in ("nonzero", "masked_select", "bincount")},
+    "nn:SyncBatchNorm": "one process: BatchNorm; training across MPI ranks raises "
+                        "(no cross-rank statistics yet)",
     "ops:pad": "mode 'constant' only",
     "ops:conv2d": "NCHW only",
     "ops:cross_entropy": "ignore_index honoured only with weight or label_smoothing",
@@ -64,7 +74,8 @@ PARTIAL = {
     "ops.operations:MaxPool": "NCHW only", "ops.operations:AvgPool": "NCHW only",
     "ops.operations:BatchNorm": "NCHW only",
     "ops.operations:Print": "prints in PyNative; a host callback inside jit",
-    "ops.operations:ScatterNd": "indices outside the shape are dropped (MindSpore raises)",
+    "ops.operations:ScatterNd": "an out-of-range index raises IndexError; negative indices "
+                                "count from the end (MindSpore rejects them)",
     "ops.operations:Custom": "func_type='pyfunc' only",
     "ops.operations:Primitive": "subclasses implement _impl with msmlir.ops functions",
     "ops.operations:PrimitiveWithInfer": "infer_shape/infer_dtype are not consulted",
@@ -141,6 +152,7 @@ def markdown() -> str:
         lines.append(f"| `{ns}` | {total} | {d['supported']} | {d['partial']} | "
                      f"{d['missing']} | {100.0 * present / total:.0f}% |")
     lines += ["", "Sources: " + ", ".join(f"`{ns}`: {src}" for ns, src in SOURCES.items()), ""]
+    lines += _usage_markdown()
     for ns in NAMES:
         sub = [r for r in rows if r[0] == ns]
         lines += [f"## `{ns}`", ""]
@@ -156,3 +168,33 @@ def markdown() -> str:
             lines += ["**Missing:** " + ", ".join(
                 f"`{n}`" + (f" ({note})" if note else "") for n, note in mis), ""]
     return "\n".join(lines)
+
+
+def _usage_markdown() -> list:
+    from . import usage
+    counts, header = usage.load_counts()
+    cov = usage.coverage(counts)
+    present, k, missing = usage.top_primitives_present(counts)
+    lines = [
+        "## Usage-weighted coverage",
+        "",
+        "Share of (file, name) uses of MindSpore names in real code that msmlir has",
+        "(`python -m msmlir.compat --usage DIR...`, `python/msmlir/compat/usage.py`; counts",
+        "stored in `python/msmlir/compat/usage_counts.tsv`). Corpus: " + " ".join(header) + ".",
+        "`Tensor` is approximate: calls `x.m(...)` of MindSpore's documented Tensor method",
+        "names on any receiver. `other`: private and tooling modules (`_checkparam`,",
+        "`profiler`, `mindrecord`, `parallel._utils`, ...).",
+        "",
+        "| namespace | uses | covered | usage-weighted | names used | names present |",
+        "|---|---|---|---|---|---|",
+    ]
+    for ns, d in cov.items():
+        lines.append(f"| `{ns}` | {d['uses']} | {d['covered']} | "
+                     f"{100.0 * d['covered'] / d['uses']:.1f}% | {d['names']} | "
+                     f"{d['names_covered']} |")
+    lines += ["", f"The {k} most-used Primitive classes: {present}/{k} present.", "",
+              "Most-used missing names (uses):", ""]
+    for ns, d in cov.items():
+        if d["missing"]:
+            lines.append(f"- `{ns}`: " + ", ".join(f"`{n}` ({u})" for n, u in d["missing"][:15]))
+    return lines + [""]

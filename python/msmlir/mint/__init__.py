@@ -4,6 +4,7 @@ compositions of msmlir's functional ops (so they compile inside jit and run as
 one kernel each in PyNative mode)."""
 from __future__ import annotations
 
+from .. import dtype as _ms_dtype
 from .. import numpy as _mnp
 from .. import ops as _ops
 from ..ops import functional as _F
@@ -20,7 +21,8 @@ __all__ = [
     "broadcast_to", "erf", "floor", "ceil", "round", "maximum", "minimum", "narrow", "tril",
     "triu", "einsum", "masked_select", "linspace", "square", "reciprocal", "log1p", "expm1",
     "atan2", "chunk", "flip", "repeat_interleave", "any", "all", "std", "var", "allclose",
-    "normal", "rand", "randn", "softmax",
+    "normal", "rand", "randn", "softmax", "nonzero", "empty", "remainder", "nan_to_num",
+    "scatter", "searchsorted",
 ]
 
 abs = _ops.abs          # noqa: A001 - MindSpore's names
@@ -242,9 +244,7 @@ def einsum(equation, *operands):
     raise NotImplementedError("mint.einsum is not supported by msmlir yet")
 
 
-def masked_select(input, mask):
-    raise NotImplementedError("mint.masked_select has a data-dependent output shape, which "
-                              "msmlir does not support")
+from ..ops.dynamic import masked_select, nonzero  # noqa: E402,F401  (PyNative only)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -273,3 +273,36 @@ def softmax(input, dim, *, dtype=None):
     x = input if dtype is None else _ops.cast(input, dtype)
     return _ops.softmax(x, dim)
 
+
+
+def empty(*size, dtype=None):
+    """A tensor of `size` (mint.empty: contents unspecified; msmlir's are zeros)."""
+    return zeros(*size, dtype=dtype)
+
+
+@_primitive
+def remainder(input, other):
+    """input - floor(input / other) * other: the sign of `other` (mint.remainder)."""
+    return _ops.floor_mod(input, other)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """NaN -> nan, +inf -> posinf (default: the dtype's max), -inf -> neginf."""
+    return input.nan_to_num(nan, posinf, neginf) if hasattr(input, "nan_to_num") else \
+        _ops.to_tensor(input).nan_to_num(nan, posinf, neginf)
+
+
+def scatter(input, dim, index, src):
+    """input with src written at `index` along `dim` (mint.scatter; the inverse of
+    gather). A scalar src fills."""
+    if not hasattr(src, "shape"):
+        src = _ops.full(tuple(index.shape), src, dtype=input.dtype)
+    return _F.tensor_scatter_elements(input, index, src, dim)
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Insertion positions of `values` in the sorted last dim (1-D sequences)."""
+    side = side if side is not None else ("right" if right else "left")
+    out = _mnp.searchsorted(sorted_sequence, values, side, sorter)
+    return _ops.cast(out, _ms_dtype.int32 if out_int32 else _ms_dtype.int64)

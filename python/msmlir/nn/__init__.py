@@ -13,7 +13,10 @@ from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, InverseD
                                      WarmUpLR)
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss,  # noqa: F401
                    NLLLoss, SoftmaxCrossEntropyWithLogits)
-from .optim import SGD, Adagrad, Adam, AdamWeightDecay, Momentum, Optimizer, RMSProp  # noqa: F401
+from .distributed import DistributedGradReducer  # noqa: F401
+from .layer import (PSNR, SSIM, Conv2dBnAct, Conv3d, DenseBnAct, MatMul,  # noqa: F401
+                    ResizeBilinear, SyncBatchNorm)
+from .optim import SGD, Adagrad, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp  # noqa: F401
 from .wrap import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
                    TrainOneStepCell, TrainOneStepWithLossScaleCell, WithEvalCell, WithLossCell)
 from ..train.metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision,  # noqa: F401

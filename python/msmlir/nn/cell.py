@@ -44,15 +44,42 @@ def _to_tensor_out(out):
     return out
 
 
+# cells whose construct is being run or compiled, innermost last: a Parameter read
+# inside a `to_float` cell's construct is cast (see Cell.to_float)
+_RUNNING: list = []
+
+
+def _amp_cast(cell, value):
+    """`value` (a float tensor, or tuples/lists of them) cast to the cell's
+    `to_float` dtype; anything else unchanged."""
+    dst = cell.__dict__.get("_amp_dtype")
+    if dst is None:
+        return value
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return type(value)(_amp_cast(cell, v) for v in value)
+    dt = getattr(value, "dtype", None)
+    if getattr(dt, "is_float", False) and dt is not dst and hasattr(value, "shape"):
+        from ..ops import cast
+        return cast(value, dst)
+    return value
+
+
 def _cell_call(cell, *args, **kwargs):
     """What `cell(*args)` does (see the module docstring)."""
-    if _building():
-        from ..frontend.parser import invoke
-        return invoke(cell.construct, args, kwargs)
-    from ..common.context import GRAPH_MODE, get_context
-    if get_context("mode") == GRAPH_MODE and not getattr(cell, "_pynative_only", False):
-        return _to_tensor_out(cell._graph_fn()(cell, *args, **kwargs))
-    return cell.construct(*args, **kwargs)
+    if cell.__dict__.get("_amp_dtype") is not None:
+        args = _amp_cast(cell, args)
+        kwargs = {k: _amp_cast(cell, v) for k, v in kwargs.items()}
+    _RUNNING.append(cell)
+    try:
+        if _building():
+            from ..frontend.parser import invoke
+            return invoke(cell.construct, args, kwargs)
+        from ..common.context import GRAPH_MODE, get_context
+        if get_context("mode") == GRAPH_MODE and not getattr(cell, "_pynative_only", False):
+            return _to_tensor_out(cell._graph_fn()(cell, *args, **kwargs))
+        return cell.construct(*args, **kwargs)
+    finally:
+        _RUNNING.pop()
 
 
 def _training_flags(cell) -> tuple:
@@ -61,7 +88,7 @@ def _training_flags(cell) -> tuple:
     building the names)."""
     d = cell.__dict__
     if not d["_cells"]:
-        return (cell.training,)
+        return (cell.training, d.get("_amp_dtype"))
     seen, flags, queue, i = set(), [], [cell], 0
     while i < len(queue):
         c = queue[i]
@@ -70,7 +97,7 @@ def _training_flags(cell) -> tuple:
             continue
         seen.add(id(c))
         d = c.__dict__
-        flags.append(c.training)
+        flags.append((c.training, d.get("_amp_dtype")))
         queue.extend(d["_cells"].values())
     return tuple(flags)
 
@@ -144,11 +171,14 @@ class Cell:
         d = self.__dict__
         if "_params" in d and name in d["_params"]:
             p = d["_params"][name]
+            amp = d.get("_amp_dtype") is not None and p.requires_grad and _RUNNING \
+                and _RUNNING[-1] is self
             if _building():
                 # inside compiled code a Parameter read is the function argument bound to it
                 from ..ops import to_tensor
-                return to_tensor(p)
-            return p
+                t = to_tensor(p)
+                return _amp_cast(self, t) if amp else t
+            return _amp_cast(self, p) if amp else p
         if "_cells" in d and name in d["_cells"]:
             return d["_cells"][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -259,6 +289,17 @@ class Cell:
         return "train" if self.training else "predict"
 
     def to_float(self, dst_type):
+        """Runs this cell and its sub-cells in `dst_type` (MindSpore's mixed
+        precision): float inputs of each cell's construct, and its trainable float
+        Parameters as construct reads them, are cast to `dst_type`. The Parameters
+        themselves (and non-trainable state such as BatchNorm's moving statistics)
+        stay as they are. A sub-cell's own to_float afterwards overrides it."""
+        from .. import dtype as mstype
+        if dst_type not in (mstype.float16, mstype.float32, mstype.bfloat16):
+            raise ValueError(f"For 'to_float', dst_type must be float16, bfloat16 or float32, "
+                             f"got {dst_type}")
+        for _, c in self.cells_and_names():
+            object.__setattr__(c, "_amp_dtype", dst_type)
         return self
 
     def set_boost(self, *a, **k):

@@ -493,6 +493,56 @@ class AdamWeightDecay(Optimizer):
         return tuple(out)
 
 
+
+class Lamb(Optimizer):
+    """MindSpore Lamb (its GPU/CPU update): bias-corrected Adam moments
+    mm = m / (1 - beta1^t), vv = v / (1 - beta2^t) with t = global_step + 1;
+    update = mm / (sqrt(vv) + eps) (+ wd * w where `decay_flags`); trust ratio
+    |w| / |mm * rsqrt(vv + eps) + wd * w| (1 where |w| or |g| is 0), clipped to
+    [0, 10]; w -= lr * ratio * update. `global_step` advances once per step."""
+
+    def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6,
+                 weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        self.beta1, self.beta2, self.eps = _check_betas(beta1, beta2, eps, "Lamb")
+        self._state("moments1", "lamb_m")
+        self._state("moments2", "lamb_v")
+
+    def construct(self, gradients):
+        params = self._parameters
+        gradients = self.gradients_centralization(tuple(gradients))
+        t = ops.cast(ops.reshape(self.global_step, ()), mstype.float32) + 1.0
+        lr = self.get_lr()
+        c1 = 1.0 - ops.pow(ops.scalar_to_tensor(self.beta1, mstype.float32), t)
+        c2 = 1.0 - ops.pow(ops.scalar_to_tensor(self.beta2, mstype.float32), t)
+        out = []
+        for i in range(len(params)):
+            w = params[i]
+            g = gradients[i]
+            wd = self.weight_decays[i]
+            m = ops.assign(self.moments1[i], self.moments1[i] * self.beta1 + g * (1.0 - self.beta1))
+            v = ops.assign(self.moments2[i], self.moments2[i] * self.beta2
+                           + g * g * (1.0 - self.beta2))
+            out.append(m)
+            out.append(v)
+            mm = m / c1
+            vv = v / c2
+            w_norm = ops.sqrt(ops.reduce_sum(w * w))
+            g_norm = ops.sqrt(ops.reduce_sum(g * g))
+            h = mm * ops.rsqrt(vv + self.eps) + w * wd
+            ratio = ops.select(w_norm > 0.0, ops.select(g_norm > 0.0,
+                                                        w_norm / ops.sqrt(ops.reduce_sum(h * h)),
+                                                        1.0), 1.0)
+            ratio = ops.clip_by_value(ratio, 0.0, 10.0)
+            upd = mm / (ops.sqrt(vv) + self.eps)
+            if self.decay_flags[i] and wd > 0:
+                upd = upd + w * wd
+            out.append(ops.assign(w, w - upd * (ratio * self._lr_of(lr, i))))
+        if not self.dynamic_lr:
+            out.append(ops.assign(self.global_step, self.global_step + 1))
+        return tuple(out)
+
+
 class Adagrad(Optimizer):
     """MindSpore Adagrad (the ApplyAdagrad kernel): accum += g^2;
     w -= lr * g / sqrt(accum); accum starts at `accum` (0.1)."""
@@ -565,4 +615,4 @@ class RMSProp(Optimizer):
         return tuple(out)
 
 
-__all__ += ["Adagrad", "RMSProp"]
+__all__ += ["Adagrad", "RMSProp", "Lamb"]

@@ -50,7 +50,14 @@ def _linear_index(idx: TensorValue, shape, what):
     if k > len(shape):
         _b.error(f"{what}: the last dim of indices ({k}) is larger than the rank {len(shape)}")
     strides = [int(np.prod(shape[i + 1:k], dtype=np.int64)) for i in range(k)]
-    lin = _m.reduce_sum(_m.mul(idx, const(np.array(strides, idx.dtype.to_numpy()))), -1)
+    # each component goes through a gather from arange(shape[i]): an index outside
+    # [-shape[i], shape[i]) raises IndexError at run time (the gather's check) instead
+    # of landing in another row or being dropped; negative ones count from the end
+    cols = [_a.gather(const(np.arange(shape[i], dtype=idx.dtype.to_numpy())),
+                      _a.gather(idx, const(np.array([i], np.int32)), idx.ndim - 1), 0)
+            for i in range(k)]
+    checked = cols[0] if k == 1 else _a.concat(cols, -1)
+    lin = _m.reduce_sum(_m.mul(checked, const(np.array(strides, idx.dtype.to_numpy()))), -1)
     return lin, int(np.prod(shape[:k], dtype=np.int64)), tuple(shape[k:])
 
 
@@ -120,8 +127,9 @@ def _scatter_sum(idx, updates, shape, what):
 @primitive
 def scatter_nd(indices, updates, shape):
     """A zero tensor of `shape` with `updates` added at the index tuples of
-    `indices` (ops.scatter_nd / P.ScatterNd; duplicates are summed). Indices
-    outside `shape` contribute nothing (MindSpore raises on the CPU)."""
+    `indices` (ops.scatter_nd / P.ScatterNd; duplicates are summed). An index
+    outside the shape raises IndexError (as MindSpore on the CPU); negative
+    indices count from the end."""
     shape = int_tuple(shape, "scatter_nd shape")
     return _scatter_sum(_index_tensor(indices), updates, shape, "scatter_nd")[0]
 

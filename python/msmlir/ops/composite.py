@@ -23,7 +23,7 @@ from .math import clip_by_value  # noqa: F401
 
 __all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "Partial", "partial",
            "clip_by_value", "clip_by_global_norm", "normal", "uniform", "zeros_like",
-           "ones_like", "sequence_mask"]
+           "ones_like", "sequence_mask", "add_flags"]
 
 Partial = partial
 
@@ -179,3 +179,18 @@ def sequence_mask(lengths, maxlen=None):
     if maxlen is None:
         raise ValueError("sequence_mask: maxlen must be given (no dynamic shapes)")
     return _ops.less(_ops.arange(0, maxlen, dtype=None), _ops.expand_dims(lengths, -1))
+
+
+def add_flags(fn=None, **flags):
+    """Records MindSpore's graph-compiler flags (`@C.add_flags(has_effect=True)`,
+    `defer_inline`, ...) on a function or cell as `_func_graph_flags`; msmlir's
+    compiler does not consult them (its side effects are ordered anyway)."""
+    def deco(f):
+        d = dict(getattr(f, "_func_graph_flags", {}) or {})
+        d.update(flags)
+        try:
+            f._func_graph_flags = d
+        except AttributeError as e:
+            raise TypeError(f"add_flags: cannot set flags on {type(f).__name__}") from e
+        return f
+    return deco if fn is None else deco(fn)

@@ -624,6 +624,44 @@ def blackman_window(window_length, periodic=True, *, dtype=None):
     return tensor(w, dtype if dtype is not None else _dt.float32)   # noqa: F405
 
 
+
+from .dynamic import bincount, masked_select, nonzero, unique  # noqa: E402,F401
+
+pows = pow                    # noqa: F405  (MindSpore's F.pows = tensor_pow)
+outer = ger
+
+
+def mixed_precision_cast(dst_type, input_x):
+    """Casts the floating-point tensors in `input_x` (a tensor, or tuples, lists and
+    dicts of them) to `dst_type`; everything else passes through (MindSpore's AMP
+    helper F.mixed_precision_cast)."""
+    if isinstance(input_x, (tuple, list)):
+        return type(input_x)(mixed_precision_cast(dst_type, x) for x in input_x)
+    if isinstance(input_x, dict):
+        return {k: mixed_precision_cast(dst_type, v) for k, v in input_x.items()}
+    dt = getattr(input_x, "dtype", None)
+    if getattr(dt, "is_float", False) and dt is not dst_type:
+        return cast(input_x, dst_type)   # noqa: F405
+    return input_x
+
+
+def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
+    """Per batch entry, the first seq_lengths[b] elements along seq_dim reversed
+    (ops.reverse_sequence)."""
+    return _P["ReverseSequence"](seq_dim, batch_dim)(x, seq_lengths)
+
+
+def randn(*size, dtype=None, seed=None):
+    """Standard-normal samples of shape `size` (ops.randn; float32 by default)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    if not _builtins.all(isinstance(d, _numbers.Integral) and not isinstance(d, bool) and d >= 0
+               for d in size):
+        raise ValueError(f"For 'randn', the shape must be non-negative ints, got {size!r}")
+    out = standard_normal(tuple(int(d) for d in size), seed)   # noqa: F405
+    return out if dtype is None or dtype is _dt.float32 else cast(out, dtype)   # noqa: F405
+
+
 _COMPOSED = [
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "atan2", "cosh", "sinh", "tan", "arccos",
     "arcsin", "arctan", "arctan2", "accumulate_n", "inv", "top_k", "scalar_to_array", "fills",
@@ -637,6 +675,8 @@ _COMPOSED = [
     "tensor_scatter_add", "tensor_scatter_sub", "scatter_nd_add", "scatter_nd_sub",
     "scatter_add", "scatter_sub", "scatter_update", "index_add", "index_fill", "avg_pool1d",
     "max_pool1d", "dropout2d", "dropout3d", "bernoulli", "standard_laplace", "blackman_window",
+    "pows", "outer", "mixed_precision_cast", "randn", "masked_select", "nonzero", "unique",
+    "bincount", "reverse_sequence",
 ]
 
 __all__ = sorted(set(_ops.__all__) | set(_ALIASES) | set(_COMPOSED) | {

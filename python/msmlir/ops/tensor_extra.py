@@ -18,6 +18,8 @@ from .. import dtype as _dt
 from .. import numpy as mnp
 from .. import ops as F
 from ..frontend import builder as _b
+from .dynamic import bincount as _bincount, masked_select as _masked_select, \
+    nonzero as _nonzero, unique as _unique
 from . import functional as _fn   # noqa: F401  (loads the layer-5 functional ops into F)
 from ._base import const as _const, to_tensor as _t
 
@@ -213,6 +215,11 @@ TENSOR_METHODS = {
     "angle": lambda x: F.select(F.less(x, 0), F.full_like(F.cast(x, _dt.float32), _math.pi),
                                 F.zeros_like(F.cast(x, _dt.float32))),
     "ldexp": lambda x, other: F.mul(x, F.pow(2.0, F.cast(other, _dt.float32))),
+    # data-dependent output shapes (PyNative only; msmlir/ops/dynamic.py)
+    "nonzero": _nonzero, "masked_select": _masked_select, "unique": _unique,
+    "bincount": _bincount,
+    "reverse_sequence": lambda x, seq_lengths, seq_dim=0, batch_dim=0: _fn.reverse_sequence(
+        x, seq_lengths, seq_dim, batch_dim),
     # Python-valued
     "short": lambda x: x.astype(_dt.int16),
     "set_const_arg": lambda x, const_arg=True: _set_const_arg(x, const_arg),

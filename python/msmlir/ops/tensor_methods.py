@@ -468,9 +468,10 @@ DELEGATED = {
         "hsplit", "vsplit", "dsplit", "unbind", "top_k", "reshape_as", "resize", "t", "choose",
         "fill", "fills", "new_ones", "new_zeros", "searchsorted", "reverse", "index_add",
         "index_fill", "scatter_add", "scatter_sub", "sum_to_size", "isreal", "real", "conj",
-        "angle", "ldexp")},
+        "angle", "ldexp", "reverse_sequence")},
     **{n: "python" for n in ("is_floating_point", "is_signed", "is_complex", "short",
-                             "set_const_arg")},
+                             "set_const_arg", "nonzero", "masked_select", "unique",
+                             "bincount")},
     **{n: "property" for n in ("mT", "mH", "H", "adjoint")},
 }
 

@@ -96,7 +96,13 @@ class Model:
         self._optimizer = optimizer
         self._metrics = _make_metrics(metrics)
         self._loss_scale_manager = kwargs.get("loss_scale_manager")
-        if optimizer is not None:
+        self._amp_level = amp_level
+        if optimizer is not None and amp_level != "O0":
+            from ..amp import build_train_network
+            self._train_network = build_train_network(
+                network, optimizer, loss_fn, amp_level,
+                loss_scale_manager=self._loss_scale_manager)
+        elif optimizer is not None:
             net = nn.WithLossCell(network, loss_fn) if loss_fn is not None else network
             mgr = self._loss_scale_manager
             if mgr is not None:

@@ -4,6 +4,9 @@ NCHW data, OIHW weights; defaults as MindSpore 2.x: pad_mode='same',
 has_bias=False, weight HeUniform(sqrt(5)), bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))
 with fan_in = weight.shape[1] * kernel area.
 
+* Conv3d (NCDHW, weight (C_out, C_in / group, kd, kh, kw)) is the sum over the kernel's
+  depth taps of 2-D convolutions of the depth-strided input slices (depths folded
+  into the batch), so it compiles to the 2-D convolution kernels.
 * Conv1d runs the 2-D convolution on a (N, C, 1, L) view; its weight is MindSpore's
   (C_out, C_in / group, 1, kernel_size) (a 3-D Tensor weight_init is expanded).
 * Conv2dTranspose is the gradient of a convolution w.r.t. its input
@@ -22,7 +25,7 @@ from ...common.tensor import Tensor
 from ..cell import Cell
 from . import _init
 
-__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose"]
+__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose", "Conv3d"]
 
 
 def _pair(v, name, cls):
@@ -215,3 +218,77 @@ class Conv1dTranspose(Conv2dTranspose):
 
     def construct(self, x):
         return ops.squeeze(self._transpose(ops.expand_dims(x, 2)), 2)
+
+
+def _triple(v, name, cls):
+    t = (v,) * 3 if isinstance(v, int) else tuple(v)
+    if len(t) != 3 or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 1 for i in t):
+        raise ValueError(f"For '{cls}', '{name}' must be a positive int or 3 of them, got {v!r}.")
+    return tuple(int(i) for i in t)
+
+
+def _pad6(padding, pad_mode, cls):
+    p = (padding,) * 6 if isinstance(padding, int) else tuple(padding)
+    if len(p) != 6 or not all(isinstance(i, int) and i >= 0 for i in p):
+        raise ValueError(f"For '{cls}', 'padding' must be an int >= 0 or 6 of them, got "
+                         f"{padding!r}.")
+    if pad_mode != "pad" and any(p):
+        raise ValueError(f"For '{cls}', 'padding' must be 0 unless pad_mode='pad', got "
+                         f"{padding!r}.")
+    return p
+
+
+def _conv3d(x, weight, stride, pad_mode, padding, dilation, group):
+    """3-D convolution (NCDHW) as the sum over depth taps of 2-D convolutions."""
+    n, c, d, h, w = x.shape
+    kd = weight.shape[2]
+    sd, sh, sw = stride
+    dd, dh, dw = dilation
+    if pad_mode == "same":
+        total = max((-(-d // sd) - 1) * sd + (kd - 1) * dd + 1 - d, 0)
+        front, back = total // 2, total - total // 2
+    elif pad_mode == "pad":
+        front, back = padding[0], padding[1]
+    else:
+        front, back = 0, 0
+    if front or back:
+        x = ops.pad(x, (0, 0, 0, 0, front, back))
+    out_d = (d + front + back - (kd - 1) * dd - 1) // sd + 1
+    if out_d < 1:
+        raise ValueError(f"For 'Conv3d', the input depth {d} is smaller than the dilated kernel "
+                         f"depth {(kd - 1) * dd + 1}")
+    out = None
+    for i in range(kd):
+        xs = x[:, :, i * dd:i * dd + sd * (out_d - 1) + 1:sd]
+        xs = ops.reshape(ops.transpose(xs, (0, 2, 1, 3, 4)), (n * out_d, c, h, w))
+        y = ops.conv2d(xs, weight[:, :, i], None, (sh, sw), pad_mode,
+                       tuple(padding[2:]) if pad_mode == "pad" else 0, (dh, dw), group)
+        out = y if out is None else out + y
+    out = ops.reshape(out, (n, out_d) + tuple(out.shape[1:]))
+    return ops.transpose(out, (0, 2, 1, 3, 4))
+
+
+class Conv3d(_Conv):
+    """3-D convolution over (N, C_in, D, H, W) (mindspore.nn.Conv3d); `padding`:
+    an int or (head, tail, top, bottom, left, right) with pad_mode='pad'."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
+                 bias_init=None, data_format="NCDHW", dtype=mstype.float32):
+        cls = "Conv3d"
+        if data_format != "NCDHW":
+            raise ValueError("Conv3d: only data_format='NCDHW' is supported")
+        super().__init__(in_channels, out_channels, _triple(kernel_size, "kernel_size", cls),
+                         _triple(stride, "stride", cls), pad_mode, _pad6(padding, pad_mode, cls),
+                         _triple(dilation, "dilation", cls), group, has_bias, weight_init,
+                         bias_init, dtype)
+
+    def construct(self, x):
+        if x.ndim != 5:
+            raise ValueError(f"For 'Conv3d', the input must be 5-D (N, C, D, H, W), got shape "
+                             f"{tuple(x.shape)}")
+        out = _conv3d(x, self.weight, self.stride, self.pad_mode, self.padding, self.dilation,
+                      self.group)
+        if self.has_bias:
+            out = out + ops.reshape(self.bias, (1, self.out_channels, 1, 1, 1))
+        return out

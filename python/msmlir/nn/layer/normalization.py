@@ -16,7 +16,7 @@ from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ..cell import Cell
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "SyncBatchNorm"]
 
 
 def _unbiased_moving_variance():
@@ -65,7 +65,10 @@ class _BatchNorm(Cell):
         return self.use_batch_statistics
 
     def construct(self, x):
-        if self._ndim == 4:
+        return self._normalize(x, self._ndim)
+
+    def _normalize(self, x, ndim):
+        if ndim == 4:
             axes = (0, 2, 3)
             bshape = (1, self.num_features, 1, 1)
         else:
@@ -102,6 +105,36 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation over (N, C) inputs."""
     _ndim = 2
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm over (N, C) or (N, C, H, W) inputs whose batch statistics span the
+    ranks of `process_groups`. In one process that is BatchNorm1d/2d; across
+    several MPI ranks the cross-rank statistics are not implemented and training
+    refuses (rather than silently normalising per rank)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, process_groups=None, dtype=mstype.float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
+                         moving_mean_init, moving_var_init, use_batch_statistics, dtype=dtype)
+        self.process_groups = process_groups
+
+    def construct(self, x):
+        if x.ndim not in (2, 4):
+            raise ValueError(f"For 'SyncBatchNorm', the input must be 2-D or 4-D, got shape "
+                             f"{tuple(x.shape)}")
+        if self._use_batch() and self._ranks > 1:
+            raise NotImplementedError(
+                "SyncBatchNorm over several MPI ranks: cross-rank batch statistics are not "
+                "implemented (use BatchNorm2d for per-rank statistics)")
+        return self._normalize(x, x.ndim)
+
+    @property
+    def _ranks(self):
+        # a property: evaluated by Python, also when construct is compiled
+        from ...runtime import mpi
+        return mpi.size() if mpi.initialized() else 1
 
 
 class LayerNorm(Cell):

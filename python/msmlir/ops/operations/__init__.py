@@ -35,6 +35,8 @@ from ..primitive import (Primitive, PrimitiveWithCheck, PrimitiveWithInfer,  # n
 from ..nn import (BatchNorm, Dropout, LayerNorm, SoftmaxCrossEntropyWithLogits,  # noqa: F401
                   SparseSoftmaxCrossEntropyWithLogits)
 from ..custom import Custom  # noqa: F401
+from ..host import host_call as _host_call
+from ..dynamic import masked_select as _masked_select, nonzero as _nonzero, unique as _unique
 from ..comm import all_gather as _all_gather, all_reduce as _all_reduce, \
     broadcast as _broadcast, reduce_scatter as _reduce_scatter
 
@@ -329,6 +331,214 @@ def _log_space(s, start, end):
     lin = F.linspace(start, end, s.steps)
     out = F.pow(float(s.base), lin)
     return F.cast(out, s.dtype) if s.dtype is not None else out
+
+
+
+# ---- detection (the boxes are rows (x1, y1, x2, y2); widths count both ends: x2 - x1 + 1)
+
+def _box_centres(b):
+    x1, y1, x2, y2 = F.unstack(F.to_tensor(b), -1)
+    return F.mul(F.add(x1, x2), 0.5), F.mul(F.add(y1, y2), 0.5), \
+        F.add(F.sub(x2, x1), 1.0), F.add(F.sub(y2, y1), 1.0)
+
+
+def _check_box_args(s, name, a, b):
+    a, b = F.to_tensor(a), F.to_tensor(b)
+    if a.ndim != 2 or a.shape[-1] != 4 or tuple(a.shape) != tuple(b.shape):
+        _b.error(f"For '{name}', the boxes must both have shape (n, 4), got "
+                 f"{tuple(a.shape)} and {tuple(b.shape)}")
+    if len(s.means) != 4 or len(s.stds) != 4:
+        _b.error(f"For '{name}', 'means' and 'stds' must have 4 elements")
+    return a, b
+
+
+def _bbox_encode(s, anchor, gt):
+    """MindSpore's BoundingBoxEncode: ((dx, dy, log dw, log dh) - means) / stds."""
+    anchor, gt = _check_box_args(s, "BoundingBoxEncode", anchor, gt)
+    px, py, pw, ph = _box_centres(anchor)
+    gx, gy, gw, gh = _box_centres(gt)
+    d = F.stack((F.div(F.sub(gx, px), pw), F.div(F.sub(gy, py), ph),
+                 F.log(F.div(gw, pw)), F.log(F.div(gh, ph))), -1)
+    means = F.cast(F.to_tensor(_np.asarray(s.means, _np.float32)), d.dtype)
+    stds = F.cast(F.to_tensor(_np.asarray(s.stds, _np.float32)), d.dtype)
+    return F.div(F.sub(d, means), stds)
+
+
+def _bbox_decode(s, anchor, deltas):
+    """MindSpore's BoundingBoxDecode: deltas * stds + means applied to the anchors,
+    log-size deltas clipped to |log(wh_ratio_clip)|, corners clipped to max_shape (h, w)."""
+    anchor, deltas = _check_box_args(s, "BoundingBoxDecode", anchor, deltas)
+    if len(s.max_shape) != 2:
+        _b.error(f"For 'BoundingBoxDecode', 'max_shape' must be (height, width), got "
+                 f"{s.max_shape!r}")
+    means = F.cast(F.to_tensor(_np.asarray(s.means, _np.float32)), deltas.dtype)
+    stds = F.cast(F.to_tensor(_np.asarray(s.stds, _np.float32)), deltas.dtype)
+    dx, dy, dw, dh = F.unstack(F.add(F.mul(deltas, stds), means), -1)
+    r = abs(float(_np.log(s.wh_ratio_clip)))
+    dw, dh = F.clip_by_value(dw, -r, r), F.clip_by_value(dh, -r, r)
+    px, py, pw, ph = _box_centres(anchor)
+    gx, gy = F.add(px, F.mul(pw, dx)), F.add(py, F.mul(ph, dy))
+    hw, hh = F.mul(F.mul(pw, F.exp(dw)), 0.5), F.mul(F.mul(ph, F.exp(dh)), 0.5)
+    h, w = float(s.max_shape[0]), float(s.max_shape[1])
+    return F.stack((F.clip_by_value(F.add(F.sub(gx, hw), 0.5), 0.0, w),
+                    F.clip_by_value(F.add(F.sub(gy, hh), 0.5), 0.0, h),
+                    F.clip_by_value(F.sub(F.add(gx, hw), 0.5), 0.0, w),
+                    F.clip_by_value(F.sub(F.add(gy, hh), 0.5), 0.0, h)), -1)
+
+
+def _check_valid(s, boxes, img_metas):
+    """MindSpore's CheckValid: x1, y1 >= 0 and x2 <= w*ratio - 1, y2 <= h*ratio - 1
+    (img_metas = (height, width, ratio))."""
+    boxes, metas = F.to_tensor(boxes), F.cast(F.to_tensor(img_metas), _dt.float32)
+    if boxes.ndim != 2 or boxes.shape[-1] != 4 or tuple(metas.shape) != (3,):
+        _b.error(f"For 'CheckValid', bboxes must be (n, 4) and img_metas (3,), got "
+                 f"{tuple(boxes.shape)} and {tuple(metas.shape)}")
+    x1, y1, x2, y2 = F.unstack(F.cast(boxes, _dt.float32), -1)
+    h, w, ratio = F.unstack(metas, 0)
+    ok = F.logical_and(F.greater_equal(x1, 0.0), F.greater_equal(y1, 0.0))
+    ok = F.logical_and(ok, F.less_equal(x2, F.sub(F.mul(w, ratio), 1.0)))
+    return F.logical_and(ok, F.less_equal(y2, F.sub(F.mul(h, ratio), 1.0)))
+
+
+def _float_status(s, x):
+    """[1.] when x holds a NaN or an infinity, else [0.] (x's dtype)."""
+    t = F.to_tensor(x)
+    bad = F.logical_not(F.reduce_all(F.isfinite(t)))
+    return F.cast(F.reshape(bad, (1,)), t.dtype)
+
+
+def _nms_numpy(boxes, iou_threshold):
+    """MindSpore's NMSWithMask CPU kernel on host arrays: boxes sorted by score
+    (descending; ties keep input order), output_idx = 0..N-1 (positions in that
+    order, as the kernel returns), greedy mask: a box is dropped when a kept
+    higher-scored box overlaps it with IoU > iou_threshold (areas without +1)."""
+    b = _np.asarray(boxes)
+    out = b[_np.argsort(-b[:, 4], kind="stable")]
+    x1, y1, x2, y2 = (out[:, k].astype(_np.float64) for k in range(4))
+    w = _np.maximum(_np.minimum(x2[:, None], x2[None]) - _np.maximum(x1[:, None], x1[None]), 0)
+    h = _np.maximum(_np.minimum(y2[:, None], y2[None]) - _np.maximum(y1[:, None], y1[None]), 0)
+    area = (x2 - x1) * (y2 - y1)
+    inter = w * h
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        suppress = inter / (area[:, None] + area[None] - inter) > iou_threshold
+    keep = _np.ones(len(b), bool)
+    for i in range(len(b) - 1):
+        if keep[i]:
+            keep[i + 1:] &= ~suppress[i, i + 1:]
+    return out, _np.arange(len(b), dtype=_np.int32), keep
+
+
+def _nms_with_mask(s, bboxes):
+    """Host computation (greedy NMS is sequential): in PyNative directly, inside jit
+    as a host callback with the op's fixed output shapes."""
+    if _b.current() is None:
+        arr = _np.asarray(bboxes.asnumpy() if hasattr(bboxes, "asnumpy") else bboxes)
+        if arr.ndim != 2 or arr.shape[1] != 5:
+            raise ValueError(f"For 'NMSWithMask', bboxes must have shape (N, 5), got "
+                             f"{arr.shape}")
+        from ...arraylike import host_wrapper
+        wrap = host_wrapper() or _np.asarray
+        return tuple(wrap(_np.ascontiguousarray(o)) for o in _nms_numpy(arr, s.iou_threshold))
+    t = F.to_tensor(bboxes)
+    if t.ndim != 2 or t.shape[1] != 5:
+        _b.error(f"For 'NMSWithMask', bboxes must have shape (N, 5), got {tuple(t.shape)}")
+    n = t.shape[0]
+    types = (("tuple", (("L",), ("L",), ("L",))),
+             [((n, 5), t.dtype), ((n,), _dt.int32), ((n,), _dt.bool_)])
+    thr = s.iou_threshold
+    return tuple(_host_call(lambda a: _nms_numpy(a, thr), [t], {}, what="NMSWithMask",
+                            result_types=types))
+
+
+def _random_choice_with_mask(s, x):
+    """Up to `count` random positions of the True elements: (count, rank) int32
+    coordinates and a (count,) mask; rows past the number of Trues are 0 / False."""
+    t = F.to_tensor(x)
+    if t.dtype is not _dt.bool_ or not 1 <= t.ndim <= 5:
+        _b.error(f"For 'RandomChoiceWithMask', the input must be a bool tensor of rank 1 to 5, "
+                 f"got {t.dtype} of rank {t.ndim}")
+    if s.count <= 0:
+        _b.error(f"For 'RandomChoiceWithMask', 'count' must be positive, got {s.count}")
+    n = int(_np.prod(t.shape))
+    keys = F.select(F.reshape(t, (n,)), F.random_uniform((n,), s.seed * 65536 + s.seed2),
+                    F.fill(_dt.float32, (n,), -1.0))
+    if s.count > n:
+        keys = F.concat((keys, F.fill(_dt.float32, (s.count - n,), -1.0)), 0)
+    vals, pos = F.topk(keys, s.count)
+    mask = F.greater_equal(vals, 0.0)
+    pos = F.mul(F.cast(pos, _dt.int32), F.cast(mask, _dt.int32))
+    coords, stride = [], n
+    for d in t.shape:
+        stride //= d
+        coords.append(F.floor_mod(F.floor_div(pos, stride), d))
+    return F.stack(coords, -1), mask
+
+
+
+def _triple(v, name, what):
+    t = (v,) * 3 if isinstance(v, int) else tuple(v)
+    if len(t) == 5:
+        t = t[2:]
+    if len(t) != 3 or not builtins.all(isinstance(i, int) and i > 0 for i in t):
+        _b.error(f"For '{name}', '{what}' must be a positive int or 3 of them, got {v!r}")
+    return t
+
+
+def _pool3d(s, x, mode):
+    """3-D pooling of NCDHW as two 2-D poolings: over (H, W), then over D. Exact for
+    max (a max of maxes; 'same' pads each dim as the 2-D op does) and for 'valid'
+    average pooling (every window is full)."""
+    name = s.name
+    if s.data_format != "NCDHW":
+        _b.error(f"For '{name}', only data_format='NCDHW' is supported")
+    pad_mode = s.pad_mode.lower()
+    if pad_mode not in ("valid", "same") or (mode == "avg" and pad_mode != "valid"):
+        _b.error(f"For '{name}', pad_mode {s.pad_mode!r} is not supported (supported: "
+                 f"{'VALID' if mode == 'avg' else 'VALID, SAME'})")
+    if getattr(s, "ceil_mode", None):
+        _b.error(f"For '{name}', ceil_mode=True is not supported")
+    t = F.to_tensor(x)
+    if t.ndim != 5:
+        _b.error(f"For '{name}', the input must be 5-D (N, C, D, H, W), got rank {t.ndim}")
+    kd, kh, kw = _triple(s.kernel_size, name, "kernel_size")
+    sd, sh, sw = _triple(s.strides, name, "strides")
+    pool = F.max_pool2d if mode == "max" else F.avg_pool2d
+    n, c, d, h, w = t.shape
+    y = pool(F.reshape(t, (n, c * d, h, w)), (kh, kw), (sh, sw), 0, pad_mode)
+    h2, w2 = y.shape[2], y.shape[3]
+    y = pool(F.reshape(y, (n * c, 1, d, h2 * w2)), (kd, 1), (sd, 1), 0, pad_mode)
+    return F.reshape(y, (n, c, y.shape[2], h2, w2))
+
+
+def _reverse_sequence(s, x, seq_lengths):
+    """Per batch entry b, the first seq_lengths[b] elements along seq_dim reversed,
+    the rest kept (P.ReverseSequence)."""
+    t, lens = F.to_tensor(x), F.to_tensor(seq_lengths)
+    sd = s.seq_dim % t.ndim if -t.ndim <= s.seq_dim < t.ndim else None
+    bd = s.batch_dim % t.ndim if -t.ndim <= s.batch_dim < t.ndim else None
+    if sd is None or bd is None or sd == bd:
+        _b.error(f"For 'ReverseSequence', seq_dim {s.seq_dim} and batch_dim {s.batch_dim} "
+                 f"must be different dims of the rank-{t.ndim} input")
+    if tuple(lens.shape) != (t.shape[bd],) or not lens.dtype.is_int:
+        _b.error(f"For 'ReverseSequence', seq_lengths must be a 1-D integer tensor of "
+                 f"length {t.shape[bd]}, got {lens.dtype} of shape {tuple(lens.shape)}",
+                 kind=ValueError)
+    shp = [1] * t.ndim
+    shp[sd] = t.shape[sd]
+    pos = F.to_tensor(_np.arange(t.shape[sd], dtype=_np.int64).reshape(shp))
+    lshp = [1] * t.ndim
+    lshp[bd] = t.shape[bd]
+    n = F.reshape(F.cast(lens, _dt.int64), tuple(lshp))
+    src = F.select(F.less(pos, n), F.sub(F.sub(n, 1), pos), pos)
+    return F.gather_elements(t, sd, F.broadcast_to(src, tuple(t.shape)))
+
+
+class ReduceOp:
+    """The reduction of a collective (AllReduce(op=ReduceOp.SUM))."""
+    SUM = "sum"
+    MAX = "max"
+    MIN = "min"
+    PROD = "prod"
 
 
 # ---------------------------------------------------------------------------
@@ -667,6 +877,35 @@ TABLE = [
      "mode=1, stride=1, dilation=1, group=1, data_format='NCHW'", _conv2d_transpose, "nn"),
     ("Conv2DBackpropInput", "out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None, "
      "mode=1, stride=1, dilation=1, group=1, data_format='NCHW'", _conv2d_transpose, "nn"),
+    # ---- detection and overflow status -------------------------------------------------
+    ("BoundingBoxEncode", "means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0)",
+     _bbox_encode, "nn"),
+    ("BoundingBoxDecode", "max_shape, means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0), "
+     "wh_ratio_clip=0.016", _bbox_decode, "nn"),
+    ("CheckValid", "", _check_valid, "nn"),
+    ("FloatStatus", "", _float_status, "math"),
+    ("NMSWithMask", "iou_threshold=0.5", _nms_with_mask, "nn", "python"),
+    ("ReverseSequence", "seq_dim, batch_dim=0", _reverse_sequence, "array"),
+    ("MaxPool3D", "kernel_size=1, strides=1, pad_mode='VALID', pad_list=0, ceil_mode=None, "
+     "data_format='NCDHW'", lambda s, x: _pool3d(s, x, "max"), "nn"),
+    ("AvgPool3D", "kernel_size=1, strides=1, pad_mode='valid', pad=0, ceil_mode=False, "
+     "count_include_pad=True, divisor_override=0, data_format='NCDHW'",
+     lambda s, x: _pool3d(s, x, "avg"), "nn"),
+    ("RandomChoiceWithMask", "count=256, seed=0, seed2=0", _random_choice_with_mask, "random"),
+    # ---- MindSpore 2.3+ "Ext" primitives (mint's semantics) ------------------------------
+    ("AddExt", "", lambda s, x, y, alpha=1: F.add(x, F.mul(y, alpha)) if alpha != 1
+     else F.add(x, y), "math"),
+    ("SubExt", "", lambda s, x, y, alpha=1: F.sub(x, F.mul(y, alpha)) if alpha != 1
+     else F.sub(x, y), "math"),
+    ("SumExt", "", lambda s, x, dim=None, keepdim=False, dtype=None: F.reduce_sum(
+        x if dtype is None else F.cast(x, dtype), () if dim is None else dim, keepdim), "math"),
+    ("SplitWithSize", "", lambda s, x, split_size, dim=0: tuple(F.split(x, list(split_size), dim)),
+     "array"),
+    ("Gelu", "", lambda s, x: F.gelu(x), "nn"),
+    # data-dependent output shapes: PyNative only (msmlir/ops/dynamic.py)
+    ("Unique", "", lambda s, x: _unique(x), "array", "python"),
+    ("MaskedSelect", "", lambda s, x, mask: _masked_select(x, mask), "array", "python"),
+    ("NonZero", "", lambda s, x: _nonzero(x), "array", "python"),
     # collectives over the MPI world (msmlir.communication; `group`: the world group only)
     ("AllReduce", "op='sum', group=None",
      lambda s, x: _all_reduce(x, _world(s, s.op)), "comm"),
@@ -680,10 +919,10 @@ TABLE = [
 # MindSpore primitives of the most used set that msmlir does not have, and why.
 MISSING = {
     "AlltoAll": "no all-to-all collective yet (the pinned mpi dialect has only MPI_Allreduce)",
-    "Unique": "the output shape depends on the data (no dynamic shapes)",
-    "MaskedSelect": "the output shape depends on the data (no dynamic shapes)",
-    "NonZero": "the output shape depends on the data (no dynamic shapes)",
     "Adam": "the fused optimizer primitive; nn.Adam is compiled from ops",
+    **{n: "reads/clears Ascend's hardware overflow flag, which the CPU has no equivalent of; "
+          "MindSpore's CPU/GPU scripts use FloatStatus (present) instead"
+       for n in ("NPUAllocFloatStatus", "NPUGetFloatStatus", "NPUClearFloatStatus")},
     "Im2Col": "no functional twin yet",
     "CTCLoss": "no functional twin yet",
     "Einsum": "no functional twin yet",
@@ -739,5 +978,5 @@ globals().update(CLASSES)
 
 CATEGORY = {n: getattr(c, "category", "nn") for n, c in CLASSES.items()}
 
-__all__ = sorted(CLASSES) + ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck",
+__all__ = sorted(CLASSES) + ["ReduceOp", "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck",
                              "prim_attr_register", "constexpr"]
