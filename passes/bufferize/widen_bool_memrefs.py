@@ -9,10 +9,11 @@ Vector transfers are converted the same way (a `vector<16xi1>` transfer of a
 `memref<...xi1>` would be lowered to a bit-packed load/store), as are the
 payloads of linalg ops on memrefs (block arguments of widened operands become
 i8, narrowed at the block start; yielded i1 values are widened; a bool
-linalg.fill fills bytes), so the pass can run before the vector and linalg
-lowerings: msmlir-cpu-unroll-transfers runs it right after bufferization when
-vector code touches bool memrefs; here, at the end, it finds nothing left or
-widens the plain path's accesses.
+linalg.fill fills bytes), so the pass runs before the vector and linalg
+lowerings: msmlir-cpu-pipeline ends bufferization with it (the module is
+small there; no later pass makes new i1 memrefs), and
+msmlir-cpu-unroll-transfers calls it when it meets a bool transfer on its own.
+A module without i1 memrefs costs one walk that reads result types only.
 """
 from __future__ import annotations
 
@@ -177,9 +178,46 @@ def _padding_index(op: ir.Operation) -> int:
     return segs[0] + segs[1]
 
 
+# Ops of these dialects compute values, never memrefs (vector.type_cast aside):
+# their result types need no look (most of a vectorized kernel's ops).
+_VALUE_DIALECTS = ("arith.", "math.", "vector.", "index.", "ub.", "affine.apply",
+                   "affine.linearize_index", "affine.delinearize_index")
+
+
+def _has_bool_memrefs(module: ir.Operation) -> bool:
+    """Whether any i1 memref is left to widen: in an op result, a function's
+    type or a memref.global. Block arguments need no look: an entry block's
+    are its function's type, the others (branch targets, loop-carried values)
+    take values that are results or function arguments themselves. One walk
+    that reads result types only, stopping at the first hit: the common case
+    (no bool memref, or widened already by msmlir-cpu-unroll-transfers) costs
+    a fraction of the rewrite's two walks over every region and block."""
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        name = op.name
+        if name == "func.func":
+            ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            types = [*ft.inputs, *ft.results]
+        elif name == "memref.global":
+            types = [ir.TypeAttr(op.attributes["type"]).value]
+        elif name.startswith(_VALUE_DIALECTS) and name != "vector.type_cast":
+            return ir.WalkResult.ADVANCE
+        else:
+            types = [r.type for r in op.results]
+        if any(isinstance(t, ir.MemRefType) and _is_i1(t.element_type) for t in types):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return bool(found)
+
+
 @register_pass("msmlir-widen-bool-memrefs",
                "Store i1 memrefs as i8 (works around LLVM 22's i1 memref lowering assertion)")
 def widen_bool_memrefs(module: ir.Operation):
+    if not _has_bool_memrefs(module):
+        return
     with module.location:
         _retype_values(module)
         _fix_accesses(module)
