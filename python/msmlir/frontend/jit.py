@@ -22,10 +22,10 @@ from msmlir.passes.registry import get_pass
 
 
 def _pipeline_defaults() -> tuple:
-    """The CPU pipeline's option defaults and the device target (set_context
-    changes them): part of the cache key, so a function compiled before the
-    change is recompiled."""
-    return tuple(sorted(get_pass("msmlir-cpu-pipeline").defaults().items())) + (_DEVICE["target"],)
+    """The CPU pipeline's option defaults, the device target and the parallel
+    mode (set_context / set_auto_parallel_context change them): part of the
+    cache key, so a function compiled before the change is recompiled."""
+    return tuple(sorted(get_pass("msmlir-cpu-pipeline").defaults().items())) + tuple(_DEVICE.values())
 
 
 _PIPELINE: list = []
@@ -37,7 +37,7 @@ def _options_snapshot() -> tuple:
     fast path, so a change of any default drops the fast entries."""
     if not _PIPELINE:
         _PIPELINE.append(get_pass("msmlir-cpu-pipeline").options)
-    return (*_PIPELINE[0].values(), _DEVICE["target"])
+    return (*_PIPELINE[0].values(), *_DEVICE.values())
 
 
 __all__ = ["jit", "JitFunction", "BoundJit", "Lowered", "BUILD_LOCK"]

@@ -185,3 +185,22 @@ def test_jit_as_a_function_and_bad_arguments():
         f(np.arange(3, dtype=np.uint8))
     with pytest.raises(TypeError):
         ms.jit(plain, bogus_option=1)
+
+
+def test_changing_the_parallel_mode_recompiles():
+    """A graph compiled stand-alone is not reused under another parallel mode
+    (the sharded compilers of msmlir.parallel see only new compiles)."""
+    @ms.jit
+    def f(x):
+        return x * 2.0
+
+    x = np.ones((2, 3), np.float32)
+    f(x)
+    try:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, device_num=1)
+        np.testing.assert_array_equal(f(x), x * 2)
+        assert f.cache_info()["compiles"] == 2
+    finally:
+        ms.reset_auto_parallel_context()
+    f(x)
+    assert f.cache_info() == {"compiles": 2, "hits": 1, "entries": 2}
