@@ -73,18 +73,20 @@ func.func @tag_mismatch(%x: tensor<8x16x18x18xf32>, %w: tensor<6x16x5x5xf32>) ->
 
 // A first layer's filter gradient (6 x 5 x 5 outputs, 28-wide kernel rows):
 // partial sums part[.., 28] over (batch, kernel row) read straight from x
-// and dout (the transposes go dead), one vector<28xf32> FMA per step, then
-// one sum over the 28 lanes per output.
+// and dout (the transposes go dead), the 6 filters' accumulators side by
+// side (one x row, six dout rows, six FMAs per step) as masked vector<32xf32>
+// (a power of two), in an outer loop over chunks of 2 images (48 KiB of
+// inputs, in L1 while every output reads them), then one sum over the 28
+// lanes per output.
 // CHECK-LABEL: func.func @dw
 // CHECK-NOT:     linalg.conv
 // CHECK:         linalg.fill {{.*}} -> tensor<1x6x5x5x28xf32>
-// CHECK:         scf.for {{.*}} to %c6
-// CHECK:           scf.for {{.*}} to %c5
-// CHECK:             scf.for {{.*}} to %c5
-// CHECK:               scf.for {{.*}} to %c4
-// CHECK:                 scf.for {{.*}} to %c28
-// CHECK:                   vector.transfer_read %arg1[{{.*}}]{{.*}} : tensor<4x1x32x32xf32>, vector<28xf32>
-// CHECK:                   vector.transfer_read %arg0[{{.*}}]{{.*}} : tensor<4x6x28x28xf32>, vector<28xf32>
+// CHECK:         scf.for {{.*}} to %c4 step %c2 iter_args({{.*}}) -> (tensor<1x6x5x5x28xf32>)
+// CHECK:           scf.forall (%{{.*}}, %{{.*}}) in (5, 5) {{.*}} -> (tensor<1x6x5x5x28xf32>)
+// CHECK:             scf.for {{.*}} to %c2
+// CHECK:               scf.for {{.*}} to %c28
+// CHECK-COUNT-6:         math.fma {{.*}} : vector<32xf32>
+// CHECK-NOT:             math.fma
 // CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]{{.*}}ins({{.*}} : tensor<1x6x5x5x28xf32>) outs({{.*}} : tensor<1x6x5x5xf32>)
 func.func @dw(%arg0: tensor<4x6x28x28xf32>, %arg1: tensor<4x1x32x32xf32>) -> tensor<6x1x5x5xf32> {
   %cst = arith.constant 0.000000e+00 : f32
