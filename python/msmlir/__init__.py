@@ -53,6 +53,7 @@ _LAZY = {
     "get_seed": ("msmlir.seed", "get_seed"), "set_seed": ("msmlir.seed", "set_seed"),
     **{n: ("msmlir.common.tensor", n) for n in ("Tensor", "is_tensor", "tensor")},
     "dataset": ("msmlir.dataset", None), "train": ("msmlir.train", None),
+    "mindrecord": ("msmlir.mindrecord", None),   # FileWriter / FileReader (MindDataset's files)
     **{n: ("msmlir.train.checkpoint", n) for n in ("load_checkpoint", "load_param_into_net",
                                                    "save_checkpoint")},
     **{n: ("msmlir.train.model_file", n) for n in ("export", "load")},

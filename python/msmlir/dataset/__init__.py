@@ -11,7 +11,8 @@
     for image, label in data.create_tuple_iterator(num_epochs=1):
         ...
 
-The pipeline: `datasets` (the Dataset node and its operations), `sources`,
+The pipeline: `datasets` (the Dataset node and its operations), `sources` and
+`file_sources` (MindDataset, ImageFolderDataset, CIFAR), `tfrecord`, `schema`,
 `iterators` (prefetching thread, error propagation), `_parallel` (the thread pool
 behind num_parallel_workers), `_run` (seeds and determinism); `samplers` for the
 samplers, `config` for seeds, worker counts and prefetch sizes, `vision` /
@@ -22,9 +23,13 @@ from .datasets import (BatchDataset, BatchInfo, ConcatDataset, Dataset,  # noqa:
                        FilterDataset, MapDataset, ProjectDataset, RenameDataset, RepeatDataset,
                        ShuffleDataset, SkipDataset, TakeDataset, ZipDataset)
 from .sources import GeneratorDataset, MnistDataset, NumpySlicesDataset  # noqa: F401
+from .file_sources import (Cifar10Dataset, Cifar100Dataset, ImageFolderDataset,  # noqa: F401
+                           MindDataset, PaddedDataset, Shuffle)
 from .samplers import (DistributedSampler, RandomSampler, Sampler,  # noqa: F401
                        SequentialSampler, SubsetRandomSampler, SubsetSampler,
                        WeightedRandomSampler)
+from .schema import Schema  # noqa: F401
+from .tfrecord import TFRecordDataset  # noqa: F401
 from .vision import Border, Inter  # noqa: F401
 
 __all__ = ["Dataset", "NumpySlicesDataset", "GeneratorDataset", "MnistDataset", "BatchInfo",
@@ -32,4 +37,6 @@ __all__ = ["Dataset", "NumpySlicesDataset", "GeneratorDataset", "MnistDataset", 
            "TakeDataset", "SkipDataset", "ProjectDataset", "RenameDataset", "ZipDataset",
            "ConcatDataset", "Sampler", "SequentialSampler", "RandomSampler",
            "SubsetRandomSampler", "SubsetSampler", "DistributedSampler", "WeightedRandomSampler",
+           "MindDataset", "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "Shuffle",
+           "Schema", "TFRecordDataset", "PaddedDataset",
            "Inter", "Border", "config", "samplers", "transforms", "vision"]

@@ -192,10 +192,21 @@ class GeneratorDataset(_RandomAccessDataset):
                  num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None,
                  num_shards=None, shard_id=None, python_multiprocessing=True, max_rowsize=None):
         names = col_list(column_names, "column_names")
+        self._schema_types = None                 # a Schema's column types (casts)
         if names is None:
             if schema is None:
                 raise ValueError("GeneratorDataset: column_names and schema are both None")
-            names = list(getattr(schema, "columns", schema))
+            from .schema import Schema
+            if isinstance(schema, str):
+                schema = Schema(schema)
+            if isinstance(schema, Schema):
+                names = schema.column_names()
+                if not names:
+                    raise ValueError("GeneratorDataset: the schema has no columns")
+                if column_types is None:
+                    self._schema_types = schema.numpy_types()
+            else:
+                names = list(getattr(schema, "columns", schema))
         self._random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if not self._random_access:
             if not (callable(source) or hasattr(source, "__iter__")):
@@ -223,6 +234,8 @@ class GeneratorDataset(_RandomAccessDataset):
                 except (TypeError, ValueError):
                     return np.dtype(t)
             row = tuple(r.astype(np_type(t)) for r, t in zip(row, self.column_types))
+        elif self._schema_types is not None:      # a Schema's column types
+            row = tuple(r if t is None else r.astype(t) for r, t in zip(row, self._schema_types))
         return row
 
     def _n(self):

@@ -1,4 +1,7 @@
-"""Image transforms (MindSpore's `mindspore.dataset.vision`), numpy implementations.
+"""Image transforms (MindSpore's `mindspore.dataset.vision`): geometry and resizing in
+numpy; decoding and the photometric ops (Decode, RandomCropDecodeResize's decode,
+RandomColorAdjust, AutoContrast, Equalize, RandomSharpness, RandomColor,
+RandomGrayscale, RandomPosterize, RandomRotation) with Pillow (the `vision` extra).
 
 Images are numpy arrays <H, W> or <H, W, C> (HWC, like MindSpore's C++ ops and
 OpenCV), uint8 or float; most transforms also take a batch <..., H, W, C>. Every
@@ -38,7 +41,11 @@ from ._random import generator as _generator
 
 __all__ = ["Resize", "Rescale", "Normalize", "HWC2CHW", "CenterCrop", "Crop", "RandomCrop",
            "RandomResizedCrop", "RandomHorizontalFlip", "RandomVerticalFlip", "HorizontalFlip",
-           "VerticalFlip", "ToTensor", "ToType", "Grayscale", "Pad", "Decode", "Inter", "Border"]
+           "VerticalFlip", "ToTensor", "ToType", "Grayscale", "Pad", "Decode",
+           "RandomCropDecodeResize", "RandomColorAdjust", "Invert", "AutoContrast", "Equalize",
+           "RandomSharpness", "RandomColor", "RandomGrayscale", "RandomPosterize", "CutOut",
+           "RandomSolarize", "RandomSelectSubpolicy", "RandomRotation",
+           "Inter", "Border"]
 # the modules `utils`, `transforms`, `c_transforms` and `py_transforms` are registered at
 # the end of this file
 
@@ -717,31 +724,417 @@ class RandomVerticalFlip(_RandomFlip):
     _axis = 0
 
 
+def _pil():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise RuntimeError("this vision transform needs Pillow (pip install 'msmlir[vision]' "
+                           "or pillow)") from None
+    return Image
+
+
+def _decode(img, what):
+    """Encoded bytes (bytes or a 1-D uint8 array) -> PIL RGB image (validated by Pillow)."""
+    if isinstance(img, (bytes, bytearray, memoryview)):
+        data = bytes(img)
+    else:
+        x = _np(img)
+        if x.ndim == 0 and x.dtype.kind == "S":          # np.asarray(b"...") in a pipeline
+            x = np.frombuffer(x.item(), dtype=np.uint8)
+        if x.ndim != 1 or x.dtype != np.uint8:
+            raise TypeError(f"{what}: the input must be encoded image bytes (a 1-D uint8 "
+                            f"array), got {x.dtype} of shape {list(x.shape)}")
+        data = x.tobytes()
+    Image = _pil()
+    import io
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            im.load()
+            return im.convert("RGB")
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as e:
+        raise RuntimeError(f"{what}: cannot decode the image ({len(data)} bytes): "
+                           f"{type(e).__name__}: {e}") from None
+
+
 class Decode:
-    """Decodes an encoded image (1-D uint8 bytes) to RGB HWC uint8 with Pillow, when
-    Pillow is installed (msmlir does not depend on it). An already decoded <H, W[, C]>
-    array passes through."""
+    """Decodes an encoded image (JPEG, PNG, BMP, ... as bytes or a 1-D uint8 array) to
+    RGB HWC uint8 with Pillow (a PIL image with `to_pil=True`). An already decoded
+    <H, W[, C]> array passes through. Undecodable data raises RuntimeError."""
 
     def __init__(self, to_pil=False):
+        if not isinstance(to_pil, bool):
+            raise TypeError(f"Decode: to_pil must be a bool, got {to_pil!r}")
         self.to_pil = to_pil
 
     def __call__(self, img):
-        if isinstance(img, (bytes, bytearray)):
-            data = bytes(img)
+        if not isinstance(img, (bytes, bytearray, memoryview)) and _np(img).ndim >= 2:
+            return _np(img)
+        im = _decode(img, "Decode")
+        return im if self.to_pil else np.asarray(im)
+
+
+class RandomCropDecodeResize(RandomResizedCrop):
+    """Decodes an encoded image (Pillow, to RGB), then crops and resizes it as
+    `RandomResizedCrop` (same parameters and random box; MindSpore fuses the two for
+    speed). An already decoded HWC image is cropped as is."""
+
+    def __call__(self, img):
+        if isinstance(img, (bytes, bytearray, memoryview)) or _np(img).ndim == 1:
+            img = np.asarray(_decode(img, "RandomCropDecodeResize"))
+        return super().__call__(img)
+
+
+def _factor_range(value, name, center, lo_bound, hi_bound=None):
+    """MindSpore's color-jitter parameter: a float v gives [max(lo, center - v), center + v],
+    a (min, max) pair is the range itself (within [lo_bound, hi_bound])."""
+    what = "RandomColorAdjust"
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        v = float(value)
+        if v < 0 or (hi_bound is not None and v > hi_bound):
+            top = "inf" if hi_bound is None else hi_bound
+            raise ValueError(f"{what}: {name} must be in [0, {top}], got {v}")
+        return max(lo_bound, center - v), center + v
+    if isinstance(value, (list, tuple)) and len(value) == 2 and \
+            all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in value):
+        lo, hi = float(value[0]), float(value[1])
+        if not lo_bound <= lo <= hi or (hi_bound is not None and hi > hi_bound):
+            raise ValueError(f"{what}: {name} range must satisfy {lo_bound} <= min <= max"
+                             f"{' <= ' + str(hi_bound) if hi_bound is not None else ''}, "
+                             f"got {list(value)}")
+        return lo, hi
+    raise TypeError(f"{what}: {name} must be a float or a (min, max) sequence, got {value!r}")
+
+
+def adjust_hue(im, hue):
+    """Shifts the hue of a PIL RGB image by `hue` turns (in [-0.5, 0.5]), in Pillow's HSV
+    (H stored in 0..255, shifted modulo 256), as torchvision's PIL backend does."""
+    Image = _pil()
+    h, s, v = im.convert("HSV").split()
+    hh = np.asarray(h, dtype=np.uint8)
+    hh = (hh.astype(np.int16) + int(round(hue * 255))).astype(np.uint8)  # wraps mod 256
+    return Image.merge("HSV", (Image.fromarray(hh, "L"), s, v)).convert("RGB")
+
+
+class RandomColorAdjust:
+    """Randomly adjusts brightness, contrast, saturation and hue (MindSpore's parameters:
+    a float b gives a factor uniform in [max(0, 1 - b), 1 + b], a (min, max) pair that
+    range; hue h in [0, 0.5] gives a shift uniform in [-h, h] turns, or a (min, max)
+    pair within [-0.5, 0.5]). The adjustments are Pillow's: ImageEnhance.Brightness,
+    Contrast, Color (saturation), and a hue rotation in HSV (`adjust_hue`); they run in
+    a random order, as MindSpore's, each drawn only when its range is not the identity.
+    Input: RGB HWC uint8 (a <H, W> or <H, W, 1> image takes only brightness and
+    contrast). Draws from the row's generator (reproducible under set_seed)."""
+
+    def __init__(self, brightness=(1, 1), contrast=(1, 1), saturation=(1, 1), hue=(0, 0)):
+        self.brightness = _factor_range(brightness, "brightness", 1.0, 0.0)
+        self.contrast = _factor_range(contrast, "contrast", 1.0, 0.0)
+        self.saturation = _factor_range(saturation, "saturation", 1.0, 0.0)
+        self.hue = _factor_range(hue, "hue", 0.0, -0.5, 0.5)
+
+    def __call__(self, img):
+        x = _image(img, "RandomColorAdjust")
+        if x.dtype != np.uint8:
+            raise TypeError(f"RandomColorAdjust: the image must be uint8 (as Decode gives), "
+                            f"got {x.dtype}")
+        rgb = x.ndim == 3 and x.shape[2] == 3
+        if not (x.ndim == 2 or (x.ndim == 3 and x.shape[2] in (1, 3))):
+            raise RuntimeError(f"RandomColorAdjust: the image must be <H, W>, <H, W, 1> or "
+                               f"<H, W, 3>, got shape {list(x.shape)}")
+        if not rgb and (self.saturation != (1.0, 1.0) or self.hue != (0.0, 0.0)):
+            raise RuntimeError(f"RandomColorAdjust: saturation and hue need an RGB <H, W, 3> "
+                               f"image, got shape {list(x.shape)}")
+        Image = _pil()
+        from PIL import ImageEnhance
+        im = Image.fromarray(np.ascontiguousarray(x.reshape(x.shape[:2])) if not rgb else
+                             np.ascontiguousarray(x), "RGB" if rgb else "L")
+        rng = _generator()
+        steps = [("b", self.brightness, (1.0, 1.0)), ("c", self.contrast, (1.0, 1.0)),
+                 ("s", self.saturation, (1.0, 1.0)), ("h", self.hue, (0.0, 0.0))]
+        for k in rng.permutation(4):
+            kind, (lo, hi), ident = steps[int(k)]
+            if (lo, hi) == ident:
+                continue
+            f = float(rng.uniform(lo, hi))
+            if kind == "b":
+                im = ImageEnhance.Brightness(im).enhance(f)
+            elif kind == "c":
+                im = ImageEnhance.Contrast(im).enhance(f)
+            elif kind == "s":
+                im = ImageEnhance.Color(im).enhance(f)
+            else:
+                im = adjust_hue(im, f)
+        return np.asarray(im).reshape(x.shape)
+
+
+def _u8_pil(img, what, rgb_only=False):
+    """A uint8 <H, W>, <H, W, 1> or <H, W, 3> array -> (PIL image, a function mapping a PIL
+    image back to the input's shape)."""
+    x = _image(img, what)
+    if x.dtype != np.uint8:
+        raise TypeError(f"{what}: the image must be uint8, got {x.dtype}")
+    if not (x.ndim == 2 or (x.ndim == 3 and x.shape[2] in (1, 3))) or \
+            (rgb_only and not (x.ndim == 3 and x.shape[2] == 3)):
+        raise RuntimeError(f"{what}: the image must be <H, W, 3>"
+                           f"{'' if rgb_only else ', <H, W> or <H, W, 1>'}, got shape "
+                           f"{list(x.shape)}")
+    Image = _pil()
+    rgb = x.ndim == 3 and x.shape[2] == 3
+    im = Image.fromarray(np.ascontiguousarray(x if rgb else x.reshape(x.shape[:2])),
+                         "RGB" if rgb else "L")
+    return im, lambda out: np.asarray(out).reshape(x.shape)
+
+
+def _degrees(degrees, what):
+    if not isinstance(degrees, (list, tuple)) or len(degrees) != 2 or not all(
+            isinstance(d, numbers.Real) and not isinstance(d, bool) for d in degrees) or \
+            not 0 <= degrees[0] <= degrees[1]:
+        raise ValueError(f"{what}: degrees must be (min, max) with 0 <= min <= max, got "
+                         f"{degrees!r}")
+    return float(degrees[0]), float(degrees[1])
+
+
+def _prob(prob, what):
+    if isinstance(prob, bool) or not isinstance(prob, numbers.Real) or not 0 <= prob <= 1:
+        raise ValueError(f"{what}: prob must be in [0, 1], got {prob!r}")
+    return float(prob)
+
+
+class Invert:
+    """255 - x for a uint8 image (any number of channels)."""
+
+    def __call__(self, img):
+        x = _image(img, "Invert")
+        if x.dtype != np.uint8:
+            raise TypeError(f"Invert: the image must be uint8, got {x.dtype}")
+        return 255 - x
+
+
+class AutoContrast:
+    """Pillow's ImageOps.autocontrast: per channel, maps [lo, hi] (after cutting `cutoff`
+    percent of the darkest and brightest pixels, ignoring the `ignore` values) to [0, 255]."""
+
+    def __init__(self, cutoff=0.0, ignore=None):
+        if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Real) or \
+                not 0 <= cutoff < 50:
+            raise ValueError(f"AutoContrast: cutoff must be in [0, 50), got {cutoff!r}")
+        if ignore is not None:
+            vals = [ignore] if isinstance(ignore, numbers.Integral) else ignore
+            if not isinstance(vals, (list, tuple)) or not all(
+                    isinstance(v, numbers.Integral) and not isinstance(v, bool) and
+                    0 <= v <= 255 for v in vals):
+                raise ValueError(f"AutoContrast: ignore must be an int or a list of ints in "
+                                 f"[0, 255], got {ignore!r}")
+            ignore = [int(v) for v in vals]
+        self.cutoff, self.ignore = float(cutoff), ignore
+
+    def __call__(self, img):
+        from PIL import ImageOps
+        im, back = _u8_pil(img, "AutoContrast")
+        return back(ImageOps.autocontrast(im, cutoff=self.cutoff, ignore=self.ignore))
+
+
+class Equalize:
+    """Pillow's ImageOps.equalize: histogram equalization per channel."""
+
+    def __call__(self, img):
+        from PIL import ImageOps
+        im, back = _u8_pil(img, "Equalize")
+        return back(ImageOps.equalize(im))
+
+
+class RandomSharpness:
+    """Pillow's ImageEnhance.Sharpness with a factor uniform in `degrees` (0 blurs, 1 is
+    the original, 2 sharpens)."""
+
+    def __init__(self, degrees=(0.1, 1.9)):
+        self.degrees = _degrees(degrees, "RandomSharpness")
+
+    def __call__(self, img):
+        from PIL import ImageEnhance
+        im, back = _u8_pil(img, "RandomSharpness")
+        f = float(_generator().uniform(*self.degrees))
+        return back(ImageEnhance.Sharpness(im).enhance(f))
+
+
+class RandomColor:
+    """Pillow's ImageEnhance.Color (saturation) with a factor uniform in `degrees` (0 is
+    grayscale, 1 the original); RGB images."""
+
+    def __init__(self, degrees=(0.1, 1.9)):
+        self.degrees = _degrees(degrees, "RandomColor")
+
+    def __call__(self, img):
+        from PIL import ImageEnhance
+        im, back = _u8_pil(img, "RandomColor", rgb_only=True)
+        f = float(_generator().uniform(*self.degrees))
+        return back(ImageEnhance.Color(im).enhance(f))
+
+
+class RandomGrayscale:
+    """With probability `prob`, Pillow's grayscale (L = 0.299 R + 0.587 G + 0.114 B),
+    repeated on the input's number of channels."""
+
+    def __init__(self, prob=0.1):
+        self.prob = _prob(prob, "RandomGrayscale")
+
+    def __call__(self, img):
+        im, back = _u8_pil(img, "RandomGrayscale")
+        if _generator().random() >= self.prob:
+            return _np(img)
+        g = np.asarray(im.convert("L"))
+        x = _np(img)
+        return np.ascontiguousarray(np.broadcast_to(g[..., None], x.shape)) if x.ndim == 3 \
+            else g
+
+
+class RandomPosterize:
+    """Keeps the `bits` high bits of every uint8 value (Pillow's ImageOps.posterize);
+    `bits` is an int or a (min, max) range in [1, 8], drawn uniformly per image."""
+
+    def __init__(self, bits=(8, 8)):
+        b = (bits, bits) if isinstance(bits, numbers.Integral) else bits
+        if not isinstance(b, (list, tuple)) or len(b) != 2 or not all(
+                isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in b) or \
+                not 1 <= b[0] <= b[1] <= 8:
+            raise ValueError(f"RandomPosterize: bits must be an int or (min, max) with "
+                             f"1 <= min <= max <= 8, got {bits!r}")
+        self.bits = (int(b[0]), int(b[1]))
+
+    def __call__(self, img):
+        from PIL import ImageOps
+        im, back = _u8_pil(img, "RandomPosterize")
+        k = int(_generator().integers(self.bits[0], self.bits[1] + 1))
+        return back(ImageOps.posterize(im, k))
+
+
+class CutOut:
+    """Sets `num_patches` random `length` x `length` squares (each fully inside the image,
+    top-left corner uniform) to 0; `is_hwc=False` for CHW images."""
+
+    def __init__(self, length, num_patches=1, is_hwc=True):
+        for nm, v in (("length", length), ("num_patches", num_patches)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v <= 0:
+                raise ValueError(f"CutOut: {nm} must be a positive int, got {v!r}")
+        if not isinstance(is_hwc, bool):
+            raise TypeError(f"CutOut: is_hwc must be a bool, got {is_hwc!r}")
+        self.length, self.num_patches, self.is_hwc = int(length), int(num_patches), is_hwc
+
+    def __call__(self, img):
+        x = _image(img, "CutOut")
+        if x.ndim != 3 and not (x.ndim == 2 and self.is_hwc):
+            want = "<H, W[, C]>" if self.is_hwc else "<C, H, W>"
+            raise RuntimeError(f"CutOut: the image must be {want}, got shape {list(x.shape)}")
+        ay, ax = (0, 1) if self.is_hwc else (1, 2)
+        H, W = x.shape[ay], x.shape[ax]
+        n = self.length
+        if n > H or n > W:
+            raise RuntimeError(f"CutOut: length {n} is larger than the image ({H} x {W})")
+        out = np.array(x, copy=True)
+        rng = _generator()
+        for _ in range(self.num_patches):
+            top = int(rng.integers(0, H - n + 1))
+            left = int(rng.integers(0, W - n + 1))
+            idx = [slice(None)] * out.ndim
+            idx[ay], idx[ax] = slice(top, top + n), slice(left, left + n)
+            out[tuple(idx)] = 0
+        return out
+
+
+class RandomSolarize:
+    """Inverts (255 - x) the uint8 pixels inside a random sub-range of `threshold`
+    ((min, max) in [0, 255]): two values are drawn uniformly from [min, max] and the
+    pixels between them (inclusive) are inverted, as MindSpore's RandomSolarize."""
+
+    def __init__(self, threshold=(0, 255)):
+        t = threshold
+        if not isinstance(t, (list, tuple)) or len(t) != 2 or not all(
+                isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in t) or \
+                not 0 <= t[0] <= t[1] <= 255:
+            raise ValueError(f"RandomSolarize: threshold must be (min, max) with "
+                             f"0 <= min <= max <= 255, got {threshold!r}")
+        self.threshold = (int(t[0]), int(t[1]))
+
+    def __call__(self, img):
+        x = _image(img, "RandomSolarize")
+        if x.dtype != np.uint8:
+            raise TypeError(f"RandomSolarize: the image must be uint8, got {x.dtype}")
+        rng = _generator()
+        a, b = (int(rng.integers(self.threshold[0], self.threshold[1] + 1)) for _ in range(2))
+        lo, hi = min(a, b), max(a, b)
+        return np.where((x >= lo) & (x <= hi), 255 - x, x).astype(np.uint8)
+
+
+class RandomSelectSubpolicy:
+    """Picks one sub-policy of `policy` uniformly per image and applies its (op, prob)
+    steps in order, each with probability prob (MindSpore's AutoAugment building block)."""
+
+    def __init__(self, policy):
+        ok = isinstance(policy, list) and policy and all(
+            isinstance(sub, list) and sub and all(
+                isinstance(step, tuple) and len(step) == 2 and callable(step[0]) and
+                isinstance(step[1], numbers.Real) and not isinstance(step[1], bool) and
+                0 <= step[1] <= 1 for step in sub) for sub in policy)
+        if not ok:
+            raise ValueError("RandomSelectSubpolicy: policy must be a non-empty list of "
+                             "non-empty lists of (operation, prob) tuples, prob in [0, 1]")
+        self.policy = [[(op, float(p)) for op, p in sub] for sub in policy]
+
+    def __call__(self, *imgs):
+        rng = _generator()
+        sub = self.policy[int(rng.integers(len(self.policy)))]
+        out = imgs
+        for op, p in sub:
+            if rng.random() < p:
+                r = op(*out)
+                out = r if isinstance(r, tuple) else (r,)
+        return out[0] if len(out) == 1 else tuple(out)
+
+
+class RandomRotation:
+    """Rotates by an angle uniform in `degrees` (a float d: [-d, d]; or (min, max)),
+    counter-clockwise, about `center` ((x, y); default the image center), with Pillow's
+    Image.rotate: `resample` NEAREST, BILINEAR or BICUBIC, `expand` to fit the whole
+    rotated image, `fill_value` (int or RGB tuple) outside. uint8 images. MindSpore's op
+    is OpenCV's warpAffine: interpolated pixels can differ from it by rounding."""
+
+    def __init__(self, degrees, resample=Inter.NEAREST, expand=False, center=None,
+                 fill_value=0):
+        if isinstance(degrees, numbers.Real) and not isinstance(degrees, bool):
+            if degrees < 0:
+                raise ValueError(f"RandomRotation: degrees must be non-negative, got {degrees}")
+            degrees = (-float(degrees), float(degrees))
+        if not isinstance(degrees, (list, tuple)) or len(degrees) != 2 or \
+                not all(isinstance(d, numbers.Real) for d in degrees) or degrees[0] > degrees[1]:
+            raise ValueError(f"RandomRotation: degrees must be a non-negative float or "
+                             f"(min, max), got {degrees!r}")
+        self.degrees = (float(degrees[0]), float(degrees[1]))
+        self.resample = _interp(resample, "RandomRotation")
+        if self.resample not in (Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC):
+            raise ValueError(f"RandomRotation: resample must be Inter.NEAREST, BILINEAR or "
+                             f"BICUBIC, got {self.resample!r}")
+        if not isinstance(expand, bool):
+            raise TypeError(f"RandomRotation: expand must be a bool, got {expand!r}")
+        if center is not None and not (isinstance(center, (list, tuple)) and len(center) == 2):
+            raise ValueError(f"RandomRotation: center must be (x, y), got {center!r}")
+        self.expand, self.center = expand, None if center is None else tuple(center)
+        self.fill_value = _fill(fill_value, "RandomRotation")
+
+    def __call__(self, img):
+        im, _ = _u8_pil(img, "RandomRotation")
+        Image = _pil()
+        angle = float(_generator().uniform(*self.degrees))
+        mode = {Inter.NEAREST: Image.Resampling.NEAREST,
+                Inter.BILINEAR: Image.Resampling.BILINEAR,
+                Inter.BICUBIC: Image.Resampling.BICUBIC}[self.resample]
+        fill = self.fill_value
+        if im.mode == "L":
+            fill = int(fill[0] if isinstance(fill, tuple) else fill)
         else:
-            x = _np(img)
-            if x.ndim >= 2:
-                return x
-            data = x.astype(np.uint8).tobytes()
-        try:
-            from PIL import Image
-        except ImportError:
-            raise RuntimeError("vision.Decode needs Pillow to decode JPEG/PNG bytes (pip "
-                               "install pillow); or decode in the source and yield HWC "
-                               "arrays") from None
-        import io
-        with Image.open(io.BytesIO(data)) as im:
-            return np.asarray(im.convert("RGB"))
+            fill = tuple(int(v) for v in fill) if isinstance(fill, tuple) else (int(fill),) * 3
+        out = np.asarray(im.rotate(angle, mode, expand=self.expand, center=self.center,
+                                   fillcolor=fill))
+        x = _np(img)
+        return out.reshape(out.shape[:2] + x.shape[2:])
 
 
 # ---------------------------------------------------------------------------
