@@ -5,7 +5,9 @@ driven through the transform dialect; these modules choose the strategy per
 op and write the transform script):
 
   conv_to_matmul.py    msmlir-cpu-conv-to-matmul: f32 NCHW convolutions (forward,
-                       both gradients) -> vectorized im2col + 2-D matmul + transpose
+                       both gradients) -> vectorized im2col + 2-D matmul + transpose,
+                       or direct kernels (short reductions over long rows: per
+                       output row, a block of filters in register accumulators)
   pack_matmul.py       msmlir-cpu-pack-matmul: big f32 matmuls -> packed,
                        register-tiled vector.contract micro-kernels
   generalize.py        msmlir-cpu-generalize: other named linalg ops -> generic
@@ -25,6 +27,11 @@ After bufferization:
   lower_vectors.py     msmlir-cpu-lower-vectors: forall -> parallel/for, hoisting
                        of loop-invariant transfers, vector lowering
 
+In the LLVM dialect (AVX-512 hosts):
+
+  scale_by_ldexp.py    msmlir-cpu-scale-by-ldexp: the fast exp's scaling by two
+                       exponent-bit multiplications -> llvm.ldexp (vscalefps)
+
 Helper: tiling.py (divisors, vector lengths, host ISA). Shared with other
 phases: ../common/ (linalg facts, transform scripts, remarks).
 
@@ -32,4 +39,4 @@ A strategy that fails leaves its ops on the plain path
 (convert-linalg-to-loops) and says so with a remark at the op or function.
 """
 from . import (conv_to_matmul, fast_math, generalize, globalize_allocs, lower_vectors, pack_matmul,  # noqa: F401
-               tile_vectorize, unroll_transfers, vectorize_windows)
+               scale_by_ldexp, tile_vectorize, unroll_transfers, vectorize_windows)

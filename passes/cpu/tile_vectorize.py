@@ -11,8 +11,10 @@ the transform script):
   operand tiles both dims of the transpose together; sizes without a good
   divisor use masked vectors), then vectorized;
 * reductions along the innermost dim: rows tiled by 1, the row tiled with
-  `tile_reduction_using_for` (a vector of partial sums that lives in
-  registers; the other reduction dims are loops around it, tiled by 1: a
+  `tile_reduction_using_for` (partial sums that live in registers, up to
+  REDUCTION_ACCUMULATORS independent vectors of them for long rows, so the
+  adds or max of a row are not one latency-bound chain; the other
+  reduction dims are loops around it, tiled by 1: a
   bias gradient summing [N, C, H, W] over N, H, W keeps W partial sums
   across N and H), then vectorized; a small reduction (at most
   REDUCTION_VECTOR_MAX elements per row, the row at most two vectors) is one
@@ -83,6 +85,24 @@ def _body_has_math(op: ir.Operation) -> bool:
     if not op.regions or not op.regions[0].blocks:
         return False
     return any(o.operation.name.startswith("math.") for o in op.regions[0].blocks[0].operations)
+
+
+# Long rows reduce into this many independent partial-sum vectors (a wider
+# partial vector, one register each after lowering): one chain of dependent
+# adds (or max) per row is latency-bound, ~4 cycles a vector.
+REDUCTION_ACCUMULATORS = 4
+
+
+def _accumulators(r: int, v: int) -> int:
+    """The partial-sum length for a row of r elements reduced in vectors of v:
+    v times REDUCTION_ACCUMULATORS (or fewer, a power of two) when the row
+    holds at least two of those, else v."""
+    if v <= 0:
+        return v
+    k = REDUCTION_ACCUMULATORS
+    while k > 1 and (r % (v * k) or r < 2 * v * k):
+        k //= 2
+    return v * k
 
 
 def generic_script(s: Script, root: str, tag: int, op: ir.Operation, li: LoopInfo,
@@ -188,6 +208,7 @@ def generic_script(s: Script, root: str, tag: int, op: ir.Operation, li: LoopInf
         # vector.multi_reduction into the scalar accumulator, which lowers to
         # a serial chain of r dependent adds (latency-bound, ~4x slower).
         v = r if r <= 2 * n_lanes else vector_tile(r, li.min_bits)
+        v = _accumulators(r, v)
         if v == 0:
             if any(osizes):
                 t, _ = s.tile(t, osizes)

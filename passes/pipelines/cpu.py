@@ -37,6 +37,7 @@ inlines them (it schedules the loop nests of whole functions).
 import os
 
 from ..common.linalg import MIN_WORK
+from ..cpu.tiling import host_has_avx512
 from ..registry import Option, get_pass, register_pipeline
 
 _CODEGEN_DEFAULT = os.environ.get("MSMLIR_CPU_CODEGEN", "1") not in ("0", "false", "")
@@ -247,6 +248,8 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
     if threads > 1:
         llvm.append(_openmp(threads))
     llvm.append(_VECTOR_TO_LLVM)
+    if fast_math and host_has_avx512():
+        llvm.append("msmlir-cpu-scale-by-ldexp")  # the fast exp's scaling -> vscalefps
     stages = [("kernels", kernels(graph_kernel)), ("linalg", to_linalg),
               ("codegen", ",".join(codegen_stage)), ("bufferized", ",".join(bufferize))]
     if poly:

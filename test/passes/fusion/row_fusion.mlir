@@ -20,14 +20,15 @@
 // FUSED:           tensor.insert_slice
 // FUSED:         return
 
-// Then msmlir-cpu-tile-vectorize vectorizes each op along the row.
+// Then msmlir-cpu-tile-vectorize vectorizes each op along the row (the
+// reductions into four partial vectors of 16: a vector<64>).
 // CHECK-LABEL: func.func @softmax
 // CHECK:         scf.for %[[ROW:.*]] = %c0 to %c512 step %c1
-// CHECK:           scf.for {{.*}} to %c1024 step %c16
-// CHECK:             arith.maximumf {{.*}} : vector<16xf32>
+// CHECK:           scf.for {{.*}} to %c1024 step %c64
+// CHECK:             arith.maximumf {{.*}} : vector<64xf32>
 // CHECK:           vector.multi_reduction <maximumf>
-// CHECK:           scf.for {{.*}} to %c1024 step %c16
-// CHECK:             math.exp {{.*}} : vector<16xf32>
+// CHECK:           scf.for {{.*}} to %c1024 step %c64
+// CHECK:             math.exp {{.*}} : vector<64xf32>
 // CHECK:           vector.multi_reduction <add>
 // CHECK:           scf.for {{.*}} to %c1024 step %c16
 // CHECK:             math.exp {{.*}} : vector<16xf32>

@@ -1,0 +1,135 @@
+"""msmlir-cpu-scale-by-ldexp: y * 2^(n>>1) * 2^(n - (n>>1)) -> llvm.ldexp(y, n).
+
+Rewrites, in the LLVM dialect (after the lowering to LLVM), the scaling by
+two exponent-bit multiplications that msmlir-cpu-fast-math's exp writes
+
+    n1 = n >> 1;  n2 = n - n1
+    y * bitcast((n1 + 127) << 23) * bitcast((n2 + 127) << 23)
+
+(f32 vectors, i32 n) into one `llvm.ldexp` intrinsic call, which the X86
+back end lowers with AVX-512 to vcvtdq2ps + vscalefps (2 instructions
+instead of 9). The result is the same: both round once (the first product
+is exact), and give +inf on overflow and subnormals / 0 below; for n out of
+the two multiplications' range ldexp is right where they are not.
+
+Why: the scaling is over a third of the fast exp's instructions, and
+softmax (B2) and sigmoid-like activations (B1) are bound by them. Why here
+and not in fast-math: MLIR has no vector ldexp op (`llvm.intr.ldexp` takes a
+scalar exponent), and an `llvm.call_intrinsic` before bufferization is an
+op with unknown memory effects, which bufferization rejects and transfer
+hoisting would stop at. Only for hosts with AVX-512 (msmlir-cpu-pipeline adds
+it there): elsewhere LLVM scalarizes a vector ldexp into libm calls.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import llvm
+
+from ..common.linalg import walk_ops
+from ..registry import register_pass
+
+
+def _owner(v: ir.Value) -> ir.Operation | None:
+    o = v.owner
+    o = o.operation if hasattr(o, "operation") else o
+    return o if isinstance(o, ir.Operation) else None
+
+
+def _splat(v: ir.Value) -> int | None:
+    """The integer a splat `llvm.mlir.constant` vector holds, else None."""
+    o = _owner(v)
+    if o is None or o.name != "llvm.mlir.constant":
+        return None
+    a = o.attributes["value"]
+    if not isinstance(a, ir.DenseIntElementsAttr) or not a.is_splat:
+        return None
+    return ir.IntegerAttr(a.get_splat_value()).value
+
+
+def _op(v: ir.Value, name: str) -> ir.Operation | None:
+    o = _owner(v)
+    return o if o is not None and o.name == name else None
+
+
+def _with_const(op: ir.Operation, c: int) -> ir.Value | None:
+    """x of `op(x, c)` (either order for add), else None."""
+    a, b = op.operands
+    if _splat(b) == c:
+        return a
+    if op.name == "llvm.add" and _splat(a) == c:
+        return b
+    return None
+
+
+def _exponent(scale: ir.Value) -> ir.Value | None:
+    """e of bitcast((e + 127) << 23) : vector<Nxi32> -> vector<Nxf32>."""
+    bc = _op(scale, "llvm.bitcast")
+    if bc is None:
+        return None
+    shl = _op(bc.operands[0], "llvm.shl")
+    if shl is None or _splat(shl.operands[1]) != 23:
+        return None
+    add = _op(shl.operands[0], "llvm.add")
+    return None if add is None else _with_const(add, 127)
+
+
+def _halves(e1: ir.Value, e2: ir.Value) -> ir.Value | None:
+    """n when e1 = n >> 1 and e2 = n - e1 (or the other way round)."""
+    for a, b in ((e1, e2), (e2, e1)):
+        shr = _op(a, "llvm.ashr")
+        sub = _op(b, "llvm.sub")
+        if shr is None or sub is None or _splat(shr.operands[1]) != 1:
+            continue
+        n = shr.operands[0]
+        if sub.operands[0] == n and sub.operands[1] == a:
+            return n
+    return None
+
+
+def _f32_vector(t: ir.Type) -> bool:
+    return isinstance(t, ir.VectorType) and t.rank == 1 and isinstance(t.element_type, ir.F32Type)
+
+
+def _match(mul: ir.Operation) -> tuple[ir.Value, ir.Value] | None:
+    """(y, n) when `mul` is y * 2^e1 * 2^e2 with e1, e2 the halves of n."""
+    if not _f32_vector(mul.results[0].type):
+        return None
+    for inner_v, s2 in (tuple(mul.operands), tuple(mul.operands)[::-1]):
+        inner = _op(inner_v, "llvm.fmul")
+        e2 = _exponent(s2)
+        if inner is None or e2 is None:
+            continue
+        for y, s1 in (tuple(inner.operands), tuple(inner.operands)[::-1]):
+            e1 = _exponent(s1)
+            n = None if e1 is None else _halves(e1, e2)
+            if n is not None:
+                return y, n
+    return None
+
+
+def _erase_dead(ops: list[ir.Operation]) -> None:
+    changed = True
+    while changed:
+        changed = False
+        for o in list(ops):
+            if all(not list(r.uses) for r in o.results):
+                ops.remove(o)
+                operands = [_owner(v) for v in o.operands]
+                o.erase()
+                ops.extend(p for p in operands if p is not None and p not in ops
+                           and p.name != "llvm.mlir.constant" and p.name.startswith("llvm."))
+                changed = True
+
+
+@register_pass("msmlir-cpu-scale-by-ldexp",
+               "LLVM dialect: y * 2^(n>>1) * 2^(n-(n>>1)) on f32 vectors (the fast exp's scaling) "
+               "-> llvm.ldexp(y, n) (AVX-512: vscalefps)")
+def scale_by_ldexp(module: ir.Operation):
+    matches = [(mul, m) for mul in walk_ops(module, [], lambda o: o.name == "llvm.fmul")
+               if (m := _match(mul)) is not None]
+    for mul, (y, n) in matches:
+        with mul.location, ir.InsertionPoint(mul):
+            new = llvm.call_intrinsic(mul.results[0].type, "llvm.ldexp", [y, n], [], [])
+        inner = _owner(mul.operands[0])
+        mul.results[0].replace_all_uses_with(new)
+        _erase_dead([mul] + ([inner] if inner is not None and inner.name == "llvm.fmul" else []))
