@@ -35,7 +35,7 @@ from mlir import ir
 
 from ..common.diagnostics import emit_remark
 from ..common.linalg import MatmulInfo, funcs, is_structured, matmul_info, walk_ops
-from ..common.transform import ANY, Script, apply_or_restore, apply_script, i64, strip_attrs
+from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
 from ..registry import Option, register_pass
 from .tiling import divisor_le, host_has_avx512
 
@@ -85,6 +85,17 @@ def _task_split(mo: int, no: int, tm: int, tn: int, threads: int) -> tuple[int, 
     return None
 
 
+def _panel_width(NR: int, n: int) -> int:
+    """A narrow C (e.g. N=10 logits) takes narrower B panels, halved down to
+    8 while they are wider than C: less zero padding, and C at least one
+    panel wide, as the direct kernel's tail transfers need."""
+    if _os.environ.get("MSMLIR_MM_KERNEL"):
+        return NR
+    while NR > 8 and n < NR:
+        NR //= 2
+    return NR
+
+
 def _k_tile(k: int) -> int:
     for c in (4, 8, 2, 6, 3, 5, 7):
         if k % c == 0:
@@ -94,8 +105,7 @@ def _k_tile(k: int) -> int:
 
 def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) -> None:
     MR, NR, TM, TN, TK = kernel_shape()
-    if mi.n <= NR // 2 and not _os.environ.get("MSMLIR_MM_KERNEL"):
-        NR //= 2  # a narrow C (e.g. N=10 logits) is padded to half a panel, not a whole one
+    NR = _panel_width(NR, mi.n)
     mo, no = -(-mi.m // MR), -(-mi.n // NR)
     tm, tn, tk = divisor_le(mo, TM), divisor_le(no, TN), divisor_le(mi.k, TK)
     kt = _k_tile(tk)
@@ -183,8 +193,9 @@ def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) 
 # --- the direct kernel: only A and B packed, C tiles stored in place ---------------------
 #
 # The micro-kernel loop nest is emitted here (text, parsed and moved into the
-# function): the packs of A and B (linalg.pack, lowered to vectorized
-# transposes by a small transform script), then cache blocks [tm, tn, tk] of
+# function): the packs of A and B (pack_panels: 1-D copies, or transposes by
+# vector.shuffle zips; in small matmuls an operand already in its panel layout
+# is read in place instead), then cache blocks [tm, tn, tk] of
 # register tiles whose MR x NR accumulator is an scf.for iter_arg over k,
 # read from / written straight into the (unpadded) output with vector
 # transfers: out-of-bounds (masked) transfers for the tiles of the M/N tails
@@ -195,6 +206,14 @@ def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) 
 # output is written once and no packed C, unpack or copy exists.
 
 DIRECT = _os.environ.get("MSMLIR_MM_DIRECT", "1") == "1"
+
+# In matmuls of fewer flops than this, an operand already laid out as its
+# panels want it (A as [k, m], B as [k, n]: MR / NR contiguous elements per k)
+# is read in place, not packed (when it has no tail panel). Measured (t=1):
+# 10x128x512 (dW3 of B5) 17.7 -> 15.1 us, 128x10x512 10.2 -> 9.2 us; but
+# 512x128x512 346 -> 392 us, 1024^3 slower still: the strided rows of big
+# operands cost more in the micro-kernel than the packing copy.
+INPLACE_MAX_FLOPS = 1 << 22
 
 
 def _vt(shape, elem="f32") -> str:
@@ -292,13 +311,160 @@ class _Text:
         return r
 
 
+_KB = 16  # k values per transposed block: one vector<16xf32> per source row
+
+
+def _interleave(half: int) -> str:
+    """Mask of vector.shuffle zipping the `half` (0: low, 1: high) 8 lanes of
+    two vector<16xf32>: [a0 b0 a1 b1 ...]."""
+    base = 8 * half
+    return ", ".join(f"{base + i}, {16 + base + i}" for i in range(8))
+
+
+def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kcontig: bool,
+                zero: str) -> str:
+    """Emits the packing of a matmul operand into panels of R rows (of A) or
+    columns (of B), contiguous along k: P[p, k, r] = X[p*R + r, k] (zero
+    padded past `rows`); returns the packed tensor<panels x K x R>.
+
+    `kcontig`: X is stored [rows, K] (k contiguous), else [K, rows]. The
+    latter is a copy (one vector<R> per k). The former is a transpose, done
+    by blocks of RB = min(R, 16) rows x 16 k: RB vector<16> rows read, log2(RB)
+    rounds of vector.shuffle zips (a perfect shuffle of the block rotates the
+    bits of the flat index by one: log2(RB) of them turn [r][k] into [k][r]),
+    16*RB/16 vector<16> rows written. Why not linalg.pack's own lowering: its
+    vectorized transpose reaches LLVM as element-by-element extract/insert
+    chains after the 1-D transfer unrolling (slow to pack, slow to compile).
+    The packs stay serial with threads (packing the panels each task reads
+    in an scf.forall of their own did not measurably pay on B5 at threads=2)."""
+    if R & (R - 1) or R < 2 or R > 32:
+        raise ValueError(f"panel width {R} is not a power of two <= 32")
+    panels = -(-rows // R)
+    full = rows // R                     # panels with all R rows / columns present
+    P2 = f"tensor<{panels}x{K * R}xf32>"
+    P3 = f"tensor<{panels}x{K}x{R}xf32>"
+    V16 = _vt((16,))
+    e = T.v("pe")
+    T.e(f"{e} = tensor.empty() : {P2}")
+
+    def write(cur: str, vec: str, width: int, p: str, idx: str, valid: int) -> str:
+        """vec (vector<width>) to P[p, idx:]; only its first `valid` lanes."""
+        if valid < width:
+            x = T.v("px")
+            T.e(f"{x} = vector.extract_strided_slice {vec} {{offsets = [0], sizes = [{valid}], "
+                f"strides = [1]}} : {_vt((width,))} to {_vt((valid,))}")
+            vec, width = x, valid
+        w = T.v("pw")
+        T.e(f"{w} = vector.transfer_write {vec}, {cur}[{p}, {idx}] {{in_bounds = [true]}} "
+            f": {_vt((width,))}, {P2}")
+        return w
+
+    def zeros(width: int) -> str:
+        key = ("zero", width)
+        if key not in T.consts:
+            T.consts[key] = T.v("pz")
+            T.head.append(f"    {T.consts[key]} = arith.constant dense<0.0> : {_vt((width,))}")
+        return T.consts[key]
+
+    def read(row: str, col: str, width: int, valid: int) -> str:
+        """X[row, col : col + width]; lanes past `valid` are zero (no masks:
+        a masked 1-D transfer does not lower here)."""
+        r = T.v("pr")
+        T.e(f"{r} = vector.transfer_read {src}[{row}, {col}], {zero} {{in_bounds = [true]}} "
+            f": {stype}, {_vt((valid,))}")
+        if valid == width:
+            return r
+        x = T.v("px")
+        T.e(f"{x} = vector.insert_strided_slice {r}, {zeros(width)} {{offsets = [0], strides = [1]}} "
+            f": {_vt((valid,))} into {_vt((width,))}")
+        return x
+
+    def loop(cur: str, lo: int, hi: int, step: int, body) -> str:
+        """scf.for over [lo, hi) carrying the packed tensor; body(iv, cur) -> new."""
+        if hi <= lo:
+            return cur
+        iv, t, res = T.v("pi"), T.v("pt"), T.v("pl")
+        T.e(f"{res} = scf.for {iv} = {T.c(lo)} to {T.c(hi)} step {T.c(step)} iter_args({t} = {cur}) "
+            f"-> ({P2}) {{")
+        T.ind += 1
+        T.end_loop(body(iv, t), P2)
+        return res
+
+    if not kcontig:
+        # X[k, p*R : p*R + R] -> P[p, k*R : k*R + R]; the last panel's reads are zero filled
+        u = divisor_le(K, 4)
+
+        def copy_panel(p: str, cur: str, valid: int) -> str:
+            col = T.bin("muli", p, T.c(R))
+
+            def body(kv: str, c: str) -> str:
+                for q in range(u):
+                    kq = T.bin("addi", kv, T.c(q)) if q else kv
+                    v = read(kq, col, R, valid)
+                    c = write(c, v, R, p, T.bin("muli", kq, T.c(R)), R)
+                return c
+            return loop(cur, 0, K, u, body)
+
+        res = loop(e, 0, full, 1, lambda p, c: copy_panel(p, c, R))
+        if panels > full:
+            res = copy_panel(T.c(full), res, rows - full * R)
+    else:
+        RB = min(R, 16)
+
+        def block(p: str, k0: str, cur: str, valid: int, ktail: int) -> str:
+            """Rows [p*R, p*R + R) x k [k0, k0 + 16) (ktail: only that many k
+            are in range); `valid`: rows of the panel that exist."""
+            base = T.bin("muli", p, T.c(R))
+            for h in range(R // RB):
+                vs = []
+                for r in range(RB):
+                    if h * RB + r >= valid:
+                        vs.append(zeros(16))
+                        continue
+                    vs.append(read(T.bin("addi", base, T.c(h * RB + r)), k0, 16, ktail))
+                half = RB // 2
+                for _ in range(RB.bit_length() - 1):
+                    ws = []
+                    for j in range(half):
+                        for hh in (0, 1):
+                            w = T.v("ps")
+                            T.e(f"{w} = vector.shuffle {vs[j]}, {vs[j + half]} [{_interleave(hh)}] "
+                                f": {V16}, {V16}")
+                            ws.append(w)
+                    vs = ws
+                # vs[v]: flat [16v, 16v + 16) of the [16 k][RB r] block
+                for v, vec in enumerate(vs):
+                    kk = (16 * v) // RB
+                    if kk >= ktail:
+                        continue
+                    off = kk * R + h * RB + (16 * v) % RB
+                    idx = T.bin("addi", T.bin("muli", k0, T.c(R)), T.c(off)) if off else \
+                        T.bin("muli", k0, T.c(R))
+                    cur = write(cur, vec, 16, p, idx, min(16, (ktail - kk) * R))
+            return cur
+
+        def panel(p: str, cur: str, valid: int) -> str:
+            k16 = K - K % _KB
+            cur = loop(cur, 0, k16, _KB, lambda kv, c: block(p, kv, c, valid, _KB))
+            if K % _KB:
+                cur = block(p, T.c(k16), cur, valid, K % _KB)
+            return cur
+
+        res = loop(e, 0, full, 1, lambda p, c: panel(p, c, R))
+        if panels > full:
+            res = panel(T.c(full), res, rows - full * R)
+    out = T.v("pk")
+    T.e(f"{out} = tensor.expand_shape {res} [[0], [1, 2]] output_shape [{panels}, {K}, {R}] "
+        f": {P2} into {P3}")
+    return out
+
+
 def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads: int) -> ir.Operation:
     """Rewrites `mm` (and its epilogue chain) into the direct kernel; returns
     the function. Raises on failure (the caller restores)."""
     from ..common.linalg import defining_op
     MR, NR, TM, TN, TK = kernel_shape()
-    if mi.n <= NR // 2 and not _os.environ.get("MSMLIR_MM_KERNEL"):
-        NR //= 2
+    NR = _panel_width(NR, mi.n)
     m, n, k = mi.m, mi.n, mi.k
     mo, no = -(-m // MR), -(-n // NR)
     tm, tn, tk = divisor_le(mo, TM), divisor_le(no, TN), divisor_le(k, TK)
@@ -331,16 +497,16 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
     z = T.v("z")
     T.e(f"{z} = arith.constant 0.0 : f32")
     # packs: A -> [mo, k, MR], B -> [no, k, NR] (zero padded)
-    pa, pb, ea, eb = T.v("pa"), T.v("pb"), T.v("ea"), T.v("eb")
     PA, PB = f"tensor<{mo}x{k}x{MR}xf32>", f"tensor<{no}x{k}x{NR}xf32>"
-    T.e(f"{ea} = tensor.empty() : {PA}")
-    T.e(f"{eb} = tensor.empty() : {PB}")
-    T.e(f"{pa} = linalg.pack {a} padding_value({z} : f32) "
-        + ("outer_dims_perm = [1, 0] inner_dims_pos = [1]" if mi.a_km else "inner_dims_pos = [0]")
-        + f" inner_tiles = [{MR}] into {ea} : {TA} -> {PA}")
-    T.e(f"{pb} = linalg.pack {b} padding_value({z} : f32) "
-        + ("inner_dims_pos = [0]" if mi.b_nk else "outer_dims_perm = [1, 0] inner_dims_pos = [1]")
-        + f" inner_tiles = [{NR}] into {eb} : {TB} -> {PB}")
+    par = threads > 1 and 2 * m * n * k >= PARALLEL_MIN_FLOPS
+    split = _task_split(mo, no, tm, tn, threads) if par else None
+    # (in place only without a tail: a masked read in the k loop would need a
+    # second copy of the loop for the tail tiles)
+    inplace = 2 * m * n * k < INPLACE_MAX_FLOPS
+    pa = None if mi.a_km and inplace and m % MR == 0 else \
+        pack_panels(T, a, TA, m, k, MR, kcontig=not mi.a_km, zero=z)
+    pb = None if not mi.b_nk and inplace and n % NR == 0 else \
+        pack_panels(T, b, TB, n, k, NR, kcontig=mi.b_nk, zero=z)
     if fill is not None:
         fv = fill.operands[0]
         fd = defining_op(fv)
@@ -356,7 +522,7 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
         r = T.v("r")
         pad = z if elem == "f32" else T.v("p")
         if elem != "f32":
-            T.e(f"{pad} = arith.constant {'false' if elem == 'i1' else '0'} : {elem}")
+            T.e(f"{pad} = arith.constant false" if elem == "i1" else f"{pad} = arith.constant 0 : {elem}")
         ib = ", ".join("true" if x else "false" for x in inb)
         pm = f", permutation_map = {perm}" if perm else ""
         T.e(f"{r} = vector.transfer_read {src}[{', '.join(idx)}], {pad} {{in_bounds = [{ib}]{pm}}} : "
@@ -435,10 +601,10 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
         i, j, t3, t4 = T.v("i"), T.v("j"), T.v("t"), T.v("t")
         ri = T.v("ri")
         ie = T.bin("addi", ib, T.c(bm))
+        je = T.bin("addi", jb, T.c(bn))
+        rj = T.v("rj")
         T.e(f"{ri} = scf.for {i} = {ib} to {ie} step {T.c(1)} iter_args({t3} = {cur}) -> ({ctype}) {{")
         T.ind += 1
-        rj = T.v("rj")
-        je = T.bin("addi", jb, T.c(bn))
         T.e(f"{rj} = scf.for {j} = {jb} to {je} step {T.c(1)} iter_args({t4} = {t3}) -> ({ctype}) {{")
         T.ind += 1
         row = T.bin("muli", i, T.c(MR))
@@ -482,18 +648,24 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             acc0 = branched(VT, lambda inb: tile_read(c, str(C.type), [row, col], (MR, NR), None, [inb, inb]))
         else:
             acc0 = branched(VT, lambda inb: tile_read(t4, ctype, [lrow, lcol], (MR, NR), None, [inb, inb]))
-        kk, av, acc = T.v("kk"), T.v("a"), T.v("acc")
-        ke = T.bin("addi", kb, T.c(tk))
-        T.e(f"{acc} = scf.for {kk} = {kb} to {ke} step {T.c(kt)} iter_args({av} = {acc0}) -> ({VT}) {{")
-        T.ind += 1
-        va = tile_read(pa, PA, [i, kk, T.c(0)], (kt, MR), None, [True, True])
-        vb = tile_read(pb, PB, [j, kk, T.c(0)], (kt, NR), None, [True, True])
-        r = T.v("mac")
-        T.e(f"{r} = vector.contract {{indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
-            f"affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], "
-            f"iterator_types = [\"parallel\", \"parallel\", \"reduction\"], kind = #vector.kind<add>}} "
-            f"{va}, {vb}, {av} : {_vt((kt, MR))}, {_vt((kt, NR))} into {VT}")
-        T.end_loop(r, VT)
+        def kloop() -> str:
+            """The k loop of the tile (an operand not packed is read in place)."""
+            kk, av, acc = T.v("kk"), T.v("a"), T.v("acc")
+            ke = T.bin("addi", kb, T.c(tk))
+            T.e(f"{acc} = scf.for {kk} = {kb} to {ke} step {T.c(kt)} iter_args({av} = {acc0}) -> ({VT}) {{")
+            T.ind += 1
+            va = tile_read(pa, PA, [i, kk, T.c(0)], (kt, MR), None, [True, True]) if pa else \
+                tile_read(a, TA, [kk, row], (kt, MR), None, [True, True])
+            vb = tile_read(pb, PB, [j, kk, T.c(0)], (kt, NR), None, [True, True]) if pb else \
+                tile_read(b, TB, [kk, col], (kt, NR), None, [True, True])
+            r = T.v("mac")
+            T.e(f"{r} = vector.contract {{indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
+                f"affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], "
+                f"iterator_types = [\"parallel\", \"parallel\", \"reduction\"], kind = #vector.kind<add>}} "
+                f"{va}, {vb}, {av} : {_vt((kt, MR))}, {_vt((kt, NR))} into {VT}")
+            T.end_loop(r, VT)
+            return acc
+        acc = kloop()
 
         def store(inb: bool) -> str:
             out = epilogue(acc, row, col, inb) if lastk and chain else acc
@@ -535,8 +707,6 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
         T.end_loop(r_jb, ctype)
         return r_ib
 
-    par = threads > 1 and 2 * m * n * k >= PARALLEL_MIN_FLOPS
-    split = _task_split(mo, no, tm, tn, threads) if par else None
     if split is None:
         res = blocks(d, TD, 0, mo, 0, no, tm, tn, None, None)
     else:
@@ -582,12 +752,8 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
     body = kf.regions[0].blocks[0]
     ops = [o.operation for o in body.operations]
     ret = ops[-1]
-    npack = 0
     for o in ops[:-1]:
         o.move_before(last)
-        if o.name == "linalg.pack":
-            npack += 1
-            o.attributes[TAG] = i64(npack)
     for (name, v), ba in zip(args, body.arguments):
         ba.replace_all_uses_with(v)
     last.results[0].replace_all_uses_with(ret.operands[0])
@@ -596,26 +762,6 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
     mm.erase()
     if fill is not None and not list(fill.results[0].uses):
         fill.erase()
-    # lower the packs of A and B to vectorized transposes
-    s = Script()
-    pack_t = '!transform.op<"linalg.pack">'
-    f_ = s.fresh("f")
-    kb8 = divisor_le(k, 8)
-    for tag, R in ((1, MR), (2, NR)):
-        h = s.cast(s.match_attr("%root", TAG, tag), ANY, pack_t)
-        if tag == 1:
-            s.emit(f"{f_} = transform.get_parent_op {h} {{op_name = \"func.func\"}} : ({pack_t}) -> {ANY}")
-        pad, ex, tr = s.fresh("pad"), s.fresh("ex"), s.fresh("tr")
-        s.emit(f"{pad}, {ex}, {tr} = transform.structured.lower_pack {h} : ({pack_t}) -> "
-               f"(!transform.op<\"tensor.pad\">, !transform.op<\"tensor.expand_shape\">, "
-               f"!transform.op<\"linalg.transpose\">)")
-        t, _ = s.tile(s.cast(tr, '!transform.op<"linalg.transpose">'), [1, kb8, R])
-        s.vectorize(t)
-    s.patterns(f_, ["vector.transfer_permutation_patterns", "vector.cast_away_vector_leading_one_dim",
-                    "vector.drop_unit_dims_with_shape_cast", "canonicalization",
-                    "tensor.fold_tensor_subset_ops_into_vector_transfers"])
-    s.cse(f_)
-    apply_script(func, s.text())
     return func
 
 

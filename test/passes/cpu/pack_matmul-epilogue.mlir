@@ -4,17 +4,28 @@
 // applied to the register tile before its only store, into the consumer's
 // output: no C buffer, no separate epilogue loop. Sizes that do not divide the
 // 4x16 tile (67x45) take out-of-bounds (masked) transfers on the tail tiles
-// only (an scf.if per tile); the packs of A and B are zero padded.
+// only (an scf.if per tile). The packs of A and B are zero padded: the k tail
+// (33 = 2*16 + 1) and the missing rows of the last panel of A (67 = 16*4 + 3)
+// read in bounds into zero vectors, the last panel of B (45 = 2*16 + 13)
+// reads 13 columns into a zero vector<16>.
 
 // CHECK-LABEL: func.func @dense
 // CHECK-NOT:     linalg.generic
-// CHECK:         tensor.pad
-// CHECK:         tensor.pad
+// CHECK-DAG:     %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK:         tensor.empty() : tensor<17x132xf32>
+// CHECK:           vector.transfer_read {{.*}}[%{{.*}}, %c32], %{{.*}} {in_bounds = [true]} : tensor<67x33xf32>, vector<1xf32>
+// CHECK:           vector.insert_strided_slice {{.*}}, %[[Z]] {offsets = [0], strides = [1]} : vector<1xf32> into vector<16xf32>
+// CHECK:           vector.transfer_write {{.*}} : vector<4xf32>, tensor<17x132xf32>
+// CHECK:         vector.shuffle %{{.*}}, %[[Z]]
+// CHECK:         tensor.expand_shape {{.*}} into tensor<17x33x4xf32>
+// CHECK:         tensor.empty() : tensor<3x528xf32>
+// CHECK:         vector.transfer_read {{.*}} {in_bounds = [true]} : tensor<33x45xf32>, vector<13xf32>
+// CHECK:         vector.insert_strided_slice {{.*}}, %[[Z]] {offsets = [0], strides = [1]} : vector<13xf32> into vector<16xf32>
+// CHECK:         tensor.expand_shape {{.*}} into tensor<3x33x16xf32>
 // CHECK:             scf.for {{.*}} -> (vector<4x16xf32>)
 // CHECK:               vector.contract
 // CHECK:             scf.if
-// CHECK:               vector.transfer_read {{.*}} : tensor<45xf32>, vector<16xf32>
-// CHECK:               vector.broadcast {{.*}} : vector<16xf32> to vector<4x16xf32>
+// CHECK:               vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<45xf32>, vector<4x16xf32>
 // CHECK:               arith.addf {{.*}} : vector<4x16xf32>
 // CHECK:               arith.maximumf {{.*}} : vector<4x16xf32>
 // CHECK:               vector.transfer_write %{{.*}}] : vector<4x16xf32>, tensor<67x45xf32>

@@ -1,0 +1,72 @@
+"""The direct matmul kernel's operand packing (pack_matmul.pack_panels): the
+shuffle transposes of k-contiguous operands, the copies of [k, rows] ones,
+operands read in place in small matmuls, zero padding of row and k tails,
+every panel width (2 to 32), with threads=2 (the packs serial, the matmul
+split into tasks): numerics against numpy (float64)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cg_helpers import compile_with, ttype
+from msmlir.passes.cpu import pack_matmul as pm
+
+RNG = np.random.default_rng(11)
+
+
+def matmul_text(m, n, k, ta, tb):
+    sa = (k, m) if ta else (m, k)
+    sb = (n, k) if tb else (k, n)
+    at = [s for s, on in (("transpose_a = true", ta), ("transpose_b = true", tb)) if on]
+    attrs = ("{" + ", ".join(at) + "}") if at else ""
+    A, B, C = ttype(sa), ttype(sb), ttype((m, n))
+    return sa, sb, f"""
+func.func @f(%a: {A}, %b: {B}) -> {C} {{
+  %0 = mindir.matmul %a, %b {attrs} : ({A}, {B}) -> {C}
+  return %0 : {C}
+}}"""
+
+
+def check(m, n, k, ta, tb, threads=1):
+    sa, sb, text = matmul_text(m, n, k, ta, tb)
+    a = RNG.uniform(-1, 1, sa).astype(np.float32)
+    b = RNG.uniform(-1, 1, sb).astype(np.float32)
+    got = compile_with(text, codegen=True, threads=threads, min_work=8192).call("f", a, b)[0]
+    want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-6 * k)
+
+
+# (m, n, k): k tails of 16 (k < 16, k % 16 != 0), row tails of every panel
+# width, small ones (operands read in place) and big ones (packed).
+SHAPES = [(40, 48, 7), (37, 70, 33), (64, 96, 100), (70, 45, 16), (200, 130, 300), (128, 784, 128)]
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("m,n,k", SHAPES)
+def test_layouts_and_tails(m, n, k, ta, tb):
+    check(m, n, k, ta, tb)
+
+
+@pytest.mark.parametrize("kernel", ["4,16,16,8,256", "8,32,16,16,256", "16,16,4,4,64", "2,32,8,8,128"])
+@pytest.mark.parametrize("ta,tb", [(False, True), (True, False)])
+def test_panel_widths(kernel, ta, tb, monkeypatch):
+    """MR/NR of 2..32: transposed blocks of 2, 4, 8, 16 rows and 16-row halves of 32."""
+    monkeypatch.setenv("MSMLIR_MM_KERNEL", kernel)
+    check(75, 90, 51, ta, tb)
+
+
+@pytest.mark.parametrize("m,n,k,ta,tb", [(128, 512, 784, False, True), (512, 784, 128, True, False),
+                                         (128, 512, 512, False, False), (256, 100, 300, True, True)])
+def test_threads(m, n, k, ta, tb):
+    """threads=2: rows or columns of the output split into tasks."""
+    check(m, n, k, ta, tb, threads=2)
+
+
+def test_width_not_power_of_two_falls_back(monkeypatch):
+    """A panel width that is not a power of two: the direct kernel refuses it
+    (ValueError) and the packed-C recipe computes the matmul."""
+    T = pm._Text()
+    with pytest.raises(ValueError, match="panel width 6 is not a power of two"):
+        pm.pack_panels(T, "%a", "tensor<64x64xf32>", 64, 64, 6, kcontig=True, zero="%z")
+    monkeypatch.setenv("MSMLIR_MM_KERNEL", "6,16,16,8,256")
+    check(60, 64, 40, False, True)
