@@ -3,16 +3,18 @@
 Builds the step with save_graphs, then compiles each dumped kernel on its own
 (msmlir-cpu-pipeline with the given threads) and times it on random inputs:
 min over --runs calls (after warm-ups), kernels interleaved round-robin so
-that machine noise hits them alike. Each row: calls per step, us per call,
-and the kernel's main op(s) (convolutions, pools, matmuls) read from its
-mindir text. `--kernel FILE.mlir ...` times given kernel files instead (e.g.
+that machine noise hits them alike (threads > 1: one kernel at a time, since
+each compiled module has its own OpenMP workers and those of the others would
+spin on the cores between interleaved calls). Each row: calls per step, us per
+call, the kernel's main op(s) (convolutions, pools, matmuls) read from its
+mindir text, and for matmuls their multiply-adds and GFLOP/s. `--kernel FILE.mlir ...` times given kernel files instead (e.g.
 an edited dump); `--save DIR` keeps the dump. `--ab REV` also compiles every
 kernel with the pass modules (passes/**.py, or --ab-paths) as they were at git revision REV
 (their source executed over the loaded modules, which re-registers their
 passes) and times both versions interleaved in the same process: an A/B
 comparison that machine noise hits alike.
 
-    python bench/kernels.py --bench B6 [--threads 1,2] [--runs 200] [--filter conv] [--ab HEAD]
+    python bench/kernels.py --bench B6|B5 [--threads 1,2] [--runs 200] [--filter conv] [--ab HEAD]
 
 Not a test: timings on a shared machine are noisy; compare within one run.
 """
@@ -61,6 +63,20 @@ _MAIN_OPS = re.compile(r"mindir\.(conv2d\w*|max_pool\w*|avg_pool\w*|matmul|reduc
 def main_ops(text: str) -> str:
     ops = _MAIN_OPS.findall(text)
     return ",".join(sorted(set(ops), key=ops.index)) or "elementwise"
+
+
+_MM = re.compile(r"mindir\.matmul %\w+, %\w+( \{[^}]*\})? : \(tensor<(\d+)x(\d+)xf32>, tensor<(\d+)x(\d+)xf32>\)")
+
+
+def macs(text: str) -> int:
+    """Multiply-adds of the kernel's mindir.matmul ops (0 if none)."""
+    total = 0
+    for attrs, a0, a1, b0, b1 in _MM.findall(text):
+        ta, tb = "transpose_a = true" in attrs, "transpose_b = true" in attrs
+        m, k = (a1, a0) if ta else (a0, a1)
+        n = b0 if tb else b1
+        total += int(m) * int(k) * int(n)
+    return total
 
 
 def random_input(shape, dtype, rng):
@@ -141,23 +157,27 @@ def main() -> None:
                 for _ in range(5):
                     d(inputs)
                 label = f"{name} [{version or 'new'}]" if args.ab else name
-                cases.append([label, d, inputs, main_ops(text), ct, float("inf"), counts.get(name, 1)])
-        for _ in range(args.runs):
-            for c in cases:
+                cases.append([label, d, inputs, main_ops(text), ct, float("inf"), counts.get(name, 1),
+                              macs(text)])
+        rounds = [cases] * args.runs if threads == 1 else [[c] * args.runs for c in cases]
+        for batch in rounds:
+            for c in batch:
                 t0 = time.perf_counter()
                 c[1](c[2])
                 c[5] = min(c[5], time.perf_counter() - t0)
-        print(f"\nthreads={threads}: min over {args.runs} calls (us), interleaved")
-        print("| kernel | ops | calls | us | compile ms |")
-        print("|---|---|---|---|---|")
+        how = "interleaved" if threads == 1 else "one kernel at a time"
+        print(f"\nthreads={threads}: min over {args.runs} calls (us), {how}")
+        print("| kernel | ops | calls | us | MMAC | GFLOP/s | compile ms |")
+        print("|---|---|---|---|---|---|---|")
         totals: dict[str, float] = {}
         order = sorted(cases, key=lambda c: (-c[5] * c[6]) if not args.ab else (c[0].rsplit(" [", 1)[0], c[0]))
-        for name, _, _, ops, ct, t, n in order:
+        for name, _, _, ops, ct, t, n, mac in order:
             tag = name.rsplit(" [", 1)[1][:-1] if args.ab else ""
             totals[tag] = totals.get(tag, 0.0) + n * t
-            print(f"| {name} | {ops} | {n} | {t * 1e6:.1f} | {ct * 1e3:.0f} |")
+            gf = f"{2 * mac / t / 1e9:.0f}" if mac else ""
+            print(f"| {name} | {ops} | {n} | {t * 1e6:.1f} | {mac / 1e6:.1f} | {gf} | {ct * 1e3:.0f} |")
         for tag, total in totals.items():
-            print(f"| total{' ' + tag if tag else ''} (calls x us) | | | {total * 1e6:.1f} | |")
+            print(f"| total{' ' + tag if tag else ''} (calls x us) | | | {total * 1e6:.1f} | | | |")
 
 
 if __name__ == "__main__":
