@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-import warnings
 
 from msmlir import compiler
 from msmlir.runtime import compile_cache
@@ -107,13 +106,6 @@ def set_context(**kwargs):
                 raise ValueError(f"For 'set_context', 'device_target' must be one of "
                                  f"{list(_DEVICE_TARGETS)}, but got {value!r}.")
             value = norm
-            if value == "GPU":
-                # said, not silent: the compiled code runs on the CPU
-                warnings.warn(f"msmlir: device_target={value!r} is accepted, but jit graphs are "
-                              f"still compiled and run on the CPU (kernel semantics follow "
-                              f"{value!r} where MindSpore's differ); the {value} target is "
-                              f"reached through msmlir.gpu.compile_gpu / export_cubin",
-                              RuntimeWarning, stacklevel=2)
         elif key == "enable_graph_kernel":
             if not isinstance(value, bool):
                 raise TypeError(f"For 'set_context', 'enable_graph_kernel' must be a bool, "

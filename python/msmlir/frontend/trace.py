@@ -529,6 +529,9 @@ class Lowered:
                 if device_target() == "Ascend":   # set_context(device_target="Ascend")
                     from ..ascend import compile_graph
                     self.compiled = compile_graph(parse(), timings)
+                elif device_target() == "GPU":    # compiled + ptxas-checked, then says why not run
+                    from ..gpu.graph import compile_graph as compile_for_gpu
+                    compile_for_gpu(text, timings)
                 else:
                     self.compiled = compile_module(parse, timings=timings, name=self.name,
                                                    source=text)

@@ -7,8 +7,9 @@
     export_cubin(mindir, out_dir, ...)           cubins + launch manifest + a ctypes/libcuda runner
     device.cuda_device_count() / require_device() whether this process can run on a GPU
 
-The frontend (set_context(device_target="GPU")) is meant to call compile_gpu
-on the mindir module it would hand to msmlir.compiler.compile_module.
+set_context(device_target="GPU") hands jitted graphs to graph.compile_graph:
+compiled and ptxas-checked, then a GpuUnavailableError says why they cannot
+run in this process (no device, or no in-process GPU host runtime yet).
 """
 from .compile import GpuProgram, Launch, compile_gpu, run_mapped_on_cpu  # noqa: F401
 from .device import GpuUnavailableError, cuda_device_count, require_device  # noqa: F401
