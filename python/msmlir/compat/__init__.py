@@ -73,6 +73,8 @@ PARTIAL = {
     "ops.operations:Conv2D": "NCHW only; mode/out_channel/kernel_size taken from the weight",
     "ops.operations:MaxPool": "NCHW only", "ops.operations:AvgPool": "NCHW only",
     "ops.operations:BatchNorm": "NCHW only",
+    "ops.operations:AlltoAll": "world group only; composed of all_gather (exact, N times the "
+                               "bytes of MPI_Alltoall, which the pinned mpi dialect lacks)",
     "ops.operations:Print": "prints in PyNative; a host callback inside jit",
     "ops.operations:ScatterNd": "an out-of-range index raises IndexError; negative indices "
                                 "count from the end (MindSpore rejects them)",

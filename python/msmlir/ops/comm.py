@@ -1,15 +1,18 @@
-"""Collective ops (MindSpore's AllReduce, AllGather, ReduceScatter, Broadcast)
-over all ranks of the MPI job (`mpirun -n N`; msmlir.communication.init()
-first). Each is one mindir op, compiled with the rest of the graph
+"""Collective ops (MindSpore's AllReduce, AllGather, ReduceScatter, Broadcast,
+AlltoAll) over all ranks of the MPI job (`mpirun -n N`;
+msmlir.communication.init() first). The first four are one mindir op each,
+compiled with the rest of the graph
 (passes/lowering/mindir_to_linalg/collectives.py) and differentiable where
-MindSpore's are (passes/autodiff/bprop_comm.py)."""
+MindSpore's are (passes/autodiff/bprop_comm.py); all_to_all is composed of
+all_gather and slices (exact; N times the bytes of a point-to-point exchange,
+as the pinned mpi dialect has no MPI_Alltoall), its gradient follows."""
 from __future__ import annotations
 
 from ..dialects.enums import ReduceOp as _ReduceOp, enum_case
 from ..runtime import mpi as _mpi
 from ._base import emit, mindir, primitive, to_tensor, _b
 
-__all__ = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "ReduceOp"]
+__all__ = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "ReduceOp"]
 
 _COMM_DTYPES = ("float32", "float64", "int32", "int64")
 
@@ -110,3 +113,35 @@ def broadcast(x, root=0):
         _b.error(f"broadcast: root {root} is not a rank of the {_mpi.size()} processes")
     _check_ranks_agree(t, "broadcast", int(root))
     return emit(mindir.BroadcastOp, t.value, root=_b.i64_attr(int(root)))
+
+
+@primitive
+def all_to_all(x, split_dim=0, concat_dim=0, split_count=None):
+    """MindSpore's AlltoAll: x is cut into N equal chunks along split_dim, chunk
+    j goes to rank j, and each rank concatenates what it receives (rank 0's
+    chunk first) along concat_dim. Composed of all_gather and slices."""
+    from .array import reshape, slice as _slice, transpose
+    t = _operand(x, "all_to_all")
+    n = _group_size("all_to_all")
+    if split_count is not None and int(split_count) != n:
+        _b.error(f"all_to_all: split_count {split_count} must equal the {n} ranks")
+    sd, cd = int(split_dim), int(concat_dim)
+    if not (-t.ndim <= sd < t.ndim and -t.ndim <= cd < t.ndim):
+        _b.error(f"all_to_all: split_dim {split_dim} / concat_dim {concat_dim} out of range for "
+                 f"a rank-{t.ndim} tensor")
+    sd, cd = sd % t.ndim, cd % t.ndim
+    if t.shape[sd] % n:
+        _b.error(f"all_to_all: dim {sd} of a {list(t.shape)} tensor is not divisible by the "
+                 f"{n} ranks")
+    c, r = t.shape[sd] // n, _mpi.rank()
+    ranks = reshape(all_gather(reshape(t, (1,) + tuple(t.shape))), (n,) + tuple(t.shape))
+    begin = [0] * (t.ndim + 1)
+    begin[1 + sd] = r * c
+    size = [n] + list(t.shape)
+    size[1 + sd] = c
+    mine = _slice(ranks, begin, size)                 # [N, ...] : rank i's chunk r at i
+    perm = list(range(1, t.ndim + 1))
+    perm.insert(cd, 0)                                # N next to concat_dim, then merged
+    out = list(mine.shape[1:])
+    out[cd] *= n
+    return reshape(transpose(mine, tuple(perm)), tuple(out))

@@ -482,7 +482,7 @@ USAGE_GAP_TESTED = {"BoundingBoxEncode", "BoundingBoxDecode", "CheckValid", "Flo
                     "AddExt", "SubExt", "SumExt", "SplitWithSize", "Gelu", "Unique",
                     "MaskedSelect", "NonZero", "NMSWithMask", "RandomChoiceWithMask",
                     "MaxPool3D", "AvgPool3D", "ReverseSequence"}
-EXTRA_TESTED = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Dropout", "UniformReal", "StandardNormal", "Assign", "AssignAdd", "AssignSub",
+EXTRA_TESTED = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll", "Dropout", "UniformReal", "StandardNormal", "Assign", "AssignAdd", "AssignSub",
                 "ScatterNdUpdate", "ApplyMomentum", "Print", "Custom", "LayerNorm",
                 "BatchNorm", "NLLLoss", "ScatterNdAdd", "ScatterNdSub", "ScatterAdd",
                 "ScatterSub", "ScatterUpdate", "UniformInt", "StandardLaplace", "SegmentSum",

@@ -77,6 +77,25 @@ try:
     raise AssertionError("a sub-group was accepted")
 except ms.CompileError as e:
     assert "only the world group" in str(e)
+
+# all_to_all / P.AlltoAll: chunk j of x along split_dim goes to rank j, received chunks
+# joined along concat_dim in rank order; its gradient is the all_to_all back
+ys = [np.arange(24, dtype=np.float32).reshape(4, 6) + 100 * k for k in range(n)]
+def a2a_ref(parts, split_dim, concat_dim):
+    return np.concatenate([np.split(parts[i], n, axis=split_dim)[r] for i in range(n)], concat_dim)
+got = ms.jit(lambda y: (C.all_to_all(y, 0, 0), C.all_to_all(y, 1, 0), C.all_to_all(y, 0, 1),
+                        C.all_to_all(y, 1, 1)))(ys[r])
+for g, (sd, cd) in zip(got, [(0, 0), (1, 0), (0, 1), (1, 1)]):
+    np.testing.assert_array_equal(np.asarray(g), a2a_ref(ys, sd, cd))
+np.testing.assert_array_equal(np.asarray(P.AlltoAll(n, 1, 0)(ys[r])), a2a_ref(ys, 1, 0))
+ws = [np.arange(24, dtype=np.float32).reshape(8, 3) * (k + 1) for k in range(n)]
+dy = np.asarray(ms.grad(lambda y: (C.all_to_all(y, 1, 0) * ws[r]).sum())(ys[r]))
+np.testing.assert_array_equal(dy, np.concatenate([np.split(ws[j], n, axis=0)[r] for j in range(n)], 1))
+try:
+    P.AlltoAll(n + 1, 0, 0)(ys[r])
+    raise AssertionError("a split_count other than the rank count was accepted")
+except ms.CompileError as e:
+    assert "split_count 3 must equal the 2 ranks" in str(e)
 print("ok", r)
 """
 

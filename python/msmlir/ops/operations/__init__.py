@@ -38,7 +38,7 @@ from ..custom import Custom  # noqa: F401
 from ..host import host_call as _host_call
 from ..dynamic import masked_select as _masked_select, nonzero as _nonzero, unique as _unique
 from ..comm import all_gather as _all_gather, all_reduce as _all_reduce, \
-    broadcast as _broadcast, reduce_scatter as _reduce_scatter
+    all_to_all as _all_to_all, broadcast as _broadcast, reduce_scatter as _reduce_scatter
 
 # ---------------------------------------------------------------------------
 # Helpers of the table's implementations
@@ -914,11 +914,12 @@ TABLE = [
      lambda s, x: _reduce_scatter(x, _world(s, s.op)), "comm"),
     ("Broadcast", "root_rank, group=None",
      lambda s, xs: tuple(_broadcast(x, _world(s, s.root_rank)) for x in xs), "comm"),
+    ("AlltoAll", "split_count, split_dim, concat_dim, group=None",
+     lambda s, x: _all_to_all(_world(s, x), s.split_dim, s.concat_dim, s.split_count), "comm"),
 ]
 
 # MindSpore primitives of the most used set that msmlir does not have, and why.
 MISSING = {
-    "AlltoAll": "no all-to-all collective yet (the pinned mpi dialect has only MPI_Allreduce)",
     "Adam": "the fused optimizer primitive; nn.Adam is compiled from ops",
     **{n: "reads/clears Ascend's hardware overflow flag, which the CPU has no equivalent of; "
           "MindSpore's CPU/GPU scripts use FloatStatus (present) instead"
