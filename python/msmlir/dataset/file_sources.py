@@ -46,23 +46,10 @@ class MindDataset(_RandomAccessDataset):
     def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None,
                  shuffle=None, num_shards=None, shard_id=None, sampler=None,
                  padded_sample=None, num_padded=None, num_samples=None, cache=None):
-        from ..mindrecord import open_file_set
+        from ..mindrecord import open_file_set, select_columns
         self._shards = open_file_set(dataset_files, "MindDataset")
+        cols = select_columns(self._shards[0], columns_list, "MindDataset", "columns_list")
         schema = self._shards[0].schema
-        if columns_list is None:
-            cols = list(schema)
-        else:
-            if not isinstance(columns_list, list) or not columns_list or \
-                    not all(isinstance(c, str) for c in columns_list):
-                raise TypeError(f"MindDataset: columns_list must be a non-empty list of str, "
-                                f"got {columns_list!r}")
-            bad = [c for c in columns_list if c not in schema]
-            if bad:
-                raise ValueError(f"MindDataset: columns {bad} are not fields of "
-                                 f"{self._shards[0].path} (fields: {list(schema)})")
-            if len(set(columns_list)) != len(columns_list):
-                raise ValueError(f"MindDataset: duplicate columns in {columns_list}")
-            cols = list(columns_list)
         self._pad = None
         self._num_padded = 0
         if (padded_sample is None) != (num_padded is None):

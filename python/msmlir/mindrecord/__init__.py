@@ -535,6 +535,23 @@ def open_file_set(dataset_files, what="MindDataset"):
     return shards
 
 
+def select_columns(shard, columns, who: str, arg: str) -> list[str]:
+    """The fields to read: all of the shard's schema (columns None), or the
+    given non-empty list of distinct field names, checked against it."""
+    schema = shard.schema
+    if columns is None:
+        return list(schema)
+    if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
+        raise TypeError(f"{who}: {arg} must be a non-empty list of field names, got {columns!r}")
+    bad = [c for c in columns if c not in schema]
+    if bad:
+        raise ValueError(f"{who}: columns {bad} are not fields of {shard.path} "
+                         f"(fields: {list(schema)})")
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"{who}: duplicate columns in {columns}")
+    return list(columns)
+
+
 class FileReader:
     """Reads record files row by row: `get_next()` yields a dict per row (of `columns`,
     default all; bytes fields as Python bytes). `file_name` is one file (its whole
@@ -543,16 +560,7 @@ class FileReader:
 
     def __init__(self, file_name, num_consumer=4, columns=None, operator=None):
         self._shards = open_file_set(file_name, "FileReader")
-        schema = self._shards[0].schema
-        if columns is not None:
-            if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
-                raise TypeError(f"FileReader: columns must be a list of field names, got "
-                                f"{columns!r}")
-            bad = [c for c in columns if c not in schema]
-            if bad:
-                raise ValueError(f"FileReader: columns {bad} are not in the schema "
-                                 f"{list(schema)}")
-        self._columns = list(columns) if columns is not None else list(schema)
+        self._columns = select_columns(self._shards[0], columns, "FileReader", "columns")
         self._closed = False
 
     def schema(self):

@@ -217,6 +217,11 @@ def test_dataset_argument_errors(tmp_path):
     f = _good_file(tmp_path)
     with pytest.raises(ValueError, match=r"columns \['nope'\] are not fields"):
         ds.MindDataset(str(f), columns_list=["nope"])
+    from msmlir.mindrecord import FileReader
+    with pytest.raises(ValueError, match=r"FileReader: columns \['nope'\] are not fields"):
+        FileReader(str(f), columns=["nope"])
+    with pytest.raises(TypeError, match="FileReader: columns must be a non-empty list"):
+        FileReader(str(f), columns=[])
     with pytest.raises(RuntimeError, match="cannot open"):
         ds.MindDataset(str(tmp_path / "missing.mindrecord"))
     with pytest.raises(TypeError, match="dataset_files"):
