@@ -261,17 +261,9 @@ class AscendCompiled:
         return d
 
     def call(self, name: str, *args):
+        from ..runtime.compiled_module import checked_arguments
         d = self.dispatcher(name)
-        if len(args) != d.n_in:
-            raise TypeError(f"{name} takes {d.n_in} arguments, got {len(args)}")
-        arrays = []
-        for i, (a, (shape, dtype)) in enumerate(zip(args, d.sig.inputs)):
-            a = np.asarray(a)
-            if a.shape != shape or a.dtype != dtype:
-                raise TypeError(f"argument {i} of {name}: expected {dtype}{list(shape)}, "
-                                f"got {a.dtype}{list(a.shape)}")
-            arrays.append(a)
-        return d(arrays)
+        return d(checked_arguments(name, args, d.sig))
 
 
 def compile_graph(module, timings: dict | None = None) -> AscendCompiled:

@@ -177,17 +177,9 @@ class ShardedModule:
         return self._dispatchers[name]
 
     def call(self, name: str, *args):
+        from ..runtime.compiled_module import checked_arguments
         d = self._dispatchers[name]
-        inputs = []
-        for i, (a, (shape, dtype)) in enumerate(zip(args, d.sig.inputs)):
-            a = np.asarray(a)
-            if a.shape != shape or a.dtype != dtype:
-                raise TypeError(f"argument {i} of {name}: expected {dtype}{list(shape)}, "
-                                f"got {a.dtype}{list(a.shape)}")
-            inputs.append(a)
-        if len(inputs) != len(d.sig.inputs):
-            raise TypeError(f"{name} takes {len(d.sig.inputs)} arguments, got {len(args)}")
-        return d(inputs)
+        return d(checked_arguments(name, args, d.sig))
 
 
 def parallel_mode() -> str | None:

@@ -205,6 +205,21 @@ class Dispatcher:
             frames.append(f)
 
 
+def checked_arguments(name: str, args, sig) -> list:
+    """`args` as numpy arrays, checked against the signature's inputs (the
+    `call` path of every compiled-module kind: CPU, Ascend, sharded)."""
+    if len(args) != len(sig.inputs):
+        raise TypeError(f"{name} takes {len(sig.inputs)} arguments, got {len(args)}")
+    arrays = []
+    for i, (a, (shape, dtype)) in enumerate(zip(args, sig.inputs)):
+        a = np.asarray(a)
+        if a.shape != shape or a.dtype != dtype:
+            raise TypeError(f"argument {i} of {name}: expected {dtype}{list(shape)}, "
+                            f"got {a.dtype}{list(a.shape)}")
+        arrays.append(a)
+    return arrays
+
+
 class CompiledModule:
     """Native code for the public functions of a lowered module: `signatures`
     maps each (unmangled) name to its `Signature`; `callbacks` are the host
@@ -266,16 +281,7 @@ class CompiledModule:
         """Runs function `name` on numpy arrays; returns its results (those that
         are not written back into the arguments)."""
         d = self._dispatchers.get(name) or self.dispatcher(name)
-        sig = d.sig
-        if len(args) != d.n_in:
-            raise TypeError(f"{name} takes {d.n_in} arguments, got {len(args)}")
-        inputs = []
-        for i, (a, (shape, dtype)) in enumerate(zip(args, sig.inputs)):
-            a = np.asarray(a)
-            if a.shape != shape or a.dtype != dtype:
-                raise TypeError(f"argument {i} of {name}: expected {dtype}{list(shape)}, "
-                                f"got {a.dtype}{list(a.shape)}")
-            inputs.append(a)
+        inputs = checked_arguments(name, args, d.sig)
         if not all(a.flags.c_contiguous for a in inputs):
             return self._call_copying(d, inputs)
         return d(inputs)
