@@ -104,7 +104,7 @@ def main():
         return train.batch(args.batch, drop_remainder=True), test.batch(args.batch)
 
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
-                                 device_num=size)
+                                 device_num=size, full_batch=True)
     net, model = build(size, args.lr)
     train_ds, test_ds = datasets()
     t0 = time.perf_counter()

@@ -219,7 +219,23 @@ def ranks(device_num: int | None = None) -> tuple[int, int]:
 def compile_graph(text: str, parse, timings: dict) -> ShardedModule | None:
     """The graph compiler msmlir.parallel plugs into frontend/trace.py
     (`GRAPH_COMPILERS`): the jit graphs `wants_sharding` picks, else None."""
-    return compile_lowered(parse, timings) if wants_sharding(text) else None
+    if not wants_sharding(text):
+        return None
+    check_full_batch()
+    return compile_lowered(parse, timings)
+
+
+def check_full_batch() -> None:
+    """Sharded graphs take the whole batch on every rank (MindSpore's
+    full_batch=True) and cut each rank's slice themselves; with MindSpore's
+    default full_batch=False each rank would feed its own part of the batch,
+    which these graphs would take for the whole one: refused, not computed."""
+    from ..common.context import get_auto_parallel_context
+    if not get_auto_parallel_context("full_batch"):
+        raise ShardingError("semi-auto/auto parallel graphs take the whole batch on every rank: "
+                            "call set_auto_parallel_context(full_batch=True) and feed every rank "
+                            "the same data (per-rank slices of the batch, full_batch=False, are "
+                            "not supported yet)")
 
 
 def compile_lowered(parse, timings: dict) -> ShardedModule:

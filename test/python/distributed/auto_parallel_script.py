@@ -46,7 +46,8 @@ CASES = [((32, 256, 256, 256), [None, None, 1, 0]),      # Megatron
 for shape, dims in CASES:
     ms.reset_auto_parallel_context()
     ref, _, ref_losses = train(shape)
-    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.AUTO_PARALLEL, device_num=size)
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.AUTO_PARALLEL, device_num=size,
+                                 full_batch=True)
     net, step, losses = train(shape)
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=1e-6, err_msg=str(shape))
     for p, q in zip(net.trainable_params(), ref.trainable_params()):

@@ -97,7 +97,7 @@ for cls, splits in ((Megatron, {"w1": 1, "w2": 0}), (MegatronDense, {"w1": 0, "w
     ms.reset_auto_parallel_context()
     ref, _, ref_losses = train(cls, False, x, y)
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
-                                 device_num=size)
+                                 device_num=size, full_batch=True)
     net, step, losses = train(cls, True, x, y)
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=1e-6, err_msg=cls.__name__)
     for p, q in zip(net.trainable_params(), ref.trainable_params()):

@@ -75,6 +75,9 @@ def test_semi_auto_parallel_needs_mpi():
         return mm(x, w)
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=2)
     try:
+        with pytest.raises(parallel.ShardingError, match=r"set_auto_parallel_context\(full_batch=True\)"):
+            f(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))
+        ms.set_auto_parallel_context(full_batch=True)
         with pytest.raises(parallel.ShardingError, match=r"communication.init\(\) first"):
             f(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))
     finally:
