@@ -19,8 +19,13 @@ the transform script):
   across N and H), then vectorized; a small reduction (at most
   REDUCTION_VECTOR_MAX elements per row, the row at most two vectors) is one
   vector op;
-* reductions elsewhere (e.g. column sums): a vector along the innermost
-  (parallel) dim, the reduction loops inside;
+* reductions elsewhere (column sums, Dense bias gradients): loops in the
+  op's dim order so memory streams in order, COLUMN_SUM_ROWS rows per step
+  folded into a vector of the accumulator row (L1-resident); with threads,
+  the columns split between tasks (masked vectors when the split is off
+  vector boundaries);
+* short reduced rows (17-31 f32 elements, a 28-wide LeNet image row): the
+  partial sums in one masked 32-lane vector;
 * ops of at most WHOLE_VECTOR_MAX elements: one vector op, no tiling.
 
 Why: convert-linalg-to-loops gives scalar loops (math.exp becomes one libm
@@ -74,6 +79,23 @@ WHOLE_VECTOR_MAX = 512
 # tiled by 1 (outermost first) until the vectorized tile has at most this
 # many elements (a vector.multi_reduction is unrolled into scalar code).
 REDUCTION_VECTOR_MAX = 256
+
+# Rows of a column sum (reduction over a leading dim) added per step: one
+# accumulator vector load/store per this many input vectors.
+COLUMN_SUM_ROWS = 8
+
+
+def _masked_length(n: int, n_lanes: int) -> int:
+    """The partial-sum vector of a whole short row of n elements (n_lanes <
+    n < 2*n_lanes, e.g. a LeNet bias gradient's 28-wide image rows): one
+    masked vector of 2*n_lanes, or 0 (keep vector<n>). Measured on B6's conv1
+    bias gradient (relu select + sum over N, H, W): vector<28xf32>, lowered
+    to 16 + 8 + 4 lane pieces, 140-150 us; masked vector<32xf32> 125 us.
+    (Rows of 9-15 and the elementwise epilogues measured no gain.)"""
+    if not n_lanes < n < 2 * n_lanes:
+        return 0
+    return 2 * n_lanes
+
 
 def _identity_elementwise(op: ir.Operation, li: LoopInfo) -> bool:
     return (all(it == "parallel" for it in li.iterators)
@@ -221,23 +243,45 @@ def generic_script(s: Script, root: str, tag: int, op: ir.Operation, li: LoopInf
         rsizes[last] = v
         fill, part, comb, _ = s.tile_reduction(t, rsizes)
         s.vectorize(fill)
-        s.vectorize(part)
+        p2 = _masked_length(r, n_lanes) if v == r else 0
+        if p2:
+            vs = [1] * rank
+            vs[last] = p2
+            s.emit(f"transform.structured.vectorize {part} vector_sizes {vs} : {ANY}")
+        else:
+            s.vectorize(part)
         s.vectorize(comb)
         return True
 
-    # innermost dim parallel, reductions elsewhere (e.g. column sums): vector
-    # along the innermost dim, the reduction loops inside (accumulator in registers)
+    # innermost dim parallel, reductions elsewhere (e.g. column sums, the bias
+    # gradient of a Dense layer): loops in the op's dim order, so memory is
+    # read in order (rows outer, vectors along the row inner), the innermost
+    # reduction dim tiled by COLUMN_SUM_ROWS rows per step (one accumulator
+    # load/store per that many rows; the accumulator row stays in L1). Vector
+    # columns outer with the reduction inside kept the accumulator in a
+    # register but touched a new page every step: ~4x slower.
     v = vector_tile(ranges[last], li.min_bits)
     masked = v == 0
     if masked:
         v = n_lanes
-    psizes = [1 if it == "parallel" else 0 for it in its]
-    psizes[last] = v
-    t = outer_parallel(h, psizes)
-    rsizes = [1 if it == "reduction" else 0 for it in its]
-    t2, _ = s.tile(t, rsizes)
+    red = [d for d in range(rank) if its[d] == "reduction"]
+    rows = divisor_le(ranges[red[-1]], COLUMN_SUM_ROWS)
+    sizes = [1] * rank
+    sizes[red[-1]] = rows
+    sizes[last] = v
+    t = h
+    if par_ok and ranges[last] >= threads * v:
+        # threads split the columns (dims kept in order inside each task);
+        # a split that does not fall on vector boundaries gives tasks of
+        # dynamic width, so the vectors are masked
+        fa = [0] * rank
+        fa[last] = -(-ranges[last] // (v * threads)) * v
+        masked = masked or ranges[last] % fa[last] != 0
+        t, _ = s.tile_forall(h, fa)
+    t2, _ = s.tile(t, sizes)
     if masked:
         vs = [1] * rank
+        vs[red[-1]] = rows
         vs[last] = v
         s.emit(f"transform.structured.vectorize {t2} vector_sizes {vs} : {ANY}")
     else:

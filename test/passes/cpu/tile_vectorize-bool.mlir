@@ -72,13 +72,14 @@ func.func @and_masks(%a: tensor<64x1024xi1>, %b: tensor<64x1024xi1>) -> tensor<6
 // -----
 
 // A mask feeding a column reduction (the bias gradient of a dense layer's
-// relu backward): the select and the sum, 16 lanes along the row.
+// relu backward): the select and the sum, 8 rows x 16 lanes per step, rows
+// outer (memory in order).
 // CHECK-LABEL: func.func @masked_colsum
-// CHECK:         scf.for {{.*}} to %c512 step %c16
-// CHECK:           scf.for {{.*}} to %c128 step %c1
-// CHECK:             vector.transfer_read {{.*}} : tensor<128x512xi1>, vector<16xi1>
-// CHECK:             arith.select {{.*}} : vector<16xi1>, vector<16xf32>
-// CHECK:             arith.addf {{.*}} : vector<16xf32>
+// CHECK:         scf.for {{.*}} to %c128 step %c8
+// CHECK:           scf.for {{.*}} to %c512 step %c16
+// CHECK:             vector.transfer_read {{.*}} : tensor<128x512xi1>, vector<8x16xi1>
+// CHECK:             arith.select {{.*}} : vector<8x16xi1>, vector<8x16xf32>
+// CHECK:             vector.multi_reduction <add>, {{.*}} [0] : vector<8x16xf32> to vector<16xf32>
 // CHECK-NOT:     linalg.generic
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>

@@ -26,12 +26,13 @@ func.func @rowsum(%x: tensor<64x1024xf32>) -> tensor<64xf32> {
 
 // -----
 
-// A column reduction (innermost dim parallel): 16 columns at a time, the
-// reduction loop innermost, accumulating a vector<16>.
+// A column reduction (innermost dim parallel): memory in order, 8 rows per
+// step outside, 16 columns at a time inside, folded into the accumulator row.
 // CHECK-LABEL: func.func @colmax
-// CHECK:         scf.for {{.*}} to %c256 step %c16
-// CHECK:           scf.for {{.*}} to %c512 step %c1
-// CHECK:             arith.maximumf {{.*}} : vector<16xf32>
+// CHECK:         scf.for {{.*}} to %c512 step %c8
+// CHECK:           scf.for {{.*}} to %c256 step %c16
+// CHECK:             vector.transfer_read {{.*}} : tensor<512x256xf32>, vector<8x16xf32>
+// CHECK:             vector.multi_reduction <maximumf>, {{.*}} [0] : vector<8x16xf32> to vector<16xf32>
 // CHECK-NOT:     linalg.generic
 func.func @colmax(%x: tensor<512x256xf32>) -> tensor<256xf32> {
   %z = arith.constant 0xFF800000 : f32
