@@ -411,43 +411,46 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
     else:
         RB = min(R, 16)
 
-        def block(p: str, k0: str, cur: str, valid: int, ktail: int) -> str:
-            """Rows [p*R, p*R + R) x k [k0, k0 + 16) (ktail: only that many k
-            are in range); `valid`: rows of the panel that exist."""
+        def block(p: str, k0: str, cur: str, valid: int, ktail: int, h: int) -> str:
+            """Rows [p*R + h*RB, p*R + h*RB + RB) x k [k0, k0 + 16) (ktail: only
+            that many k are in range); `valid`: rows of the panel that exist."""
             base = T.bin("muli", p, T.c(R))
-            for h in range(R // RB):
-                vs = []
-                for r in range(RB):
-                    if h * RB + r >= valid:
-                        vs.append(zeros(16))
-                        continue
-                    vs.append(read(T.bin("addi", base, T.c(h * RB + r)), k0, 16, ktail))
-                half = RB // 2
-                for _ in range(RB.bit_length() - 1):
-                    ws = []
-                    for j in range(half):
-                        for hh in (0, 1):
-                            w = T.v("ps")
-                            T.e(f"{w} = vector.shuffle {vs[j]}, {vs[j + half]} [{_interleave(hh)}] "
-                                f": {V16}, {V16}")
-                            ws.append(w)
-                    vs = ws
-                # vs[v]: flat [16v, 16v + 16) of the [16 k][RB r] block
-                for v, vec in enumerate(vs):
-                    kk = (16 * v) // RB
-                    if kk >= ktail:
-                        continue
-                    off = kk * R + h * RB + (16 * v) % RB
-                    idx = T.bin("addi", T.bin("muli", k0, T.c(R)), T.c(off)) if off else \
-                        T.bin("muli", k0, T.c(R))
-                    cur = write(cur, vec, 16, p, idx, min(16, (ktail - kk) * R))
+            vs = []
+            for r in range(RB):
+                if h * RB + r >= valid:
+                    vs.append(zeros(16))
+                    continue
+                vs.append(read(T.bin("addi", base, T.c(h * RB + r)), k0, 16, ktail))
+            half = RB // 2
+            for _ in range(RB.bit_length() - 1):
+                ws = []
+                for j in range(half):
+                    for hh in (0, 1):
+                        w = T.v("ps")
+                        T.e(f"{w} = vector.shuffle {vs[j]}, {vs[j + half]} [{_interleave(hh)}] "
+                            f": {V16}, {V16}")
+                        ws.append(w)
+                vs = ws
+            # vs[v]: flat [16v, 16v + 16) of the [16 k][RB r] block
+            for v, vec in enumerate(vs):
+                kk = (16 * v) // RB
+                if kk >= ktail:
+                    continue
+                off = kk * R + h * RB + (16 * v) % RB
+                idx = T.bin("addi", T.bin("muli", k0, T.c(R)), T.c(off)) if off else \
+                    T.bin("muli", k0, T.c(R))
+                cur = write(cur, vec, 16, p, idx, min(16, (ktail - kk) * R))
             return cur
 
         def panel(p: str, cur: str, valid: int) -> str:
+            # one k loop per RB-row half of a 32-wide panel: a loop with all
+            # 2 x (16 reads + 16 writes) made LLVM's loop strength reduction
+            # take seconds (LeNet5's conv2 filter gradient: 2.96 s in llc)
             k16 = K - K % _KB
-            cur = loop(cur, 0, k16, _KB, lambda kv, c: block(p, kv, c, valid, _KB))
-            if K % _KB:
-                cur = block(p, T.c(k16), cur, valid, K % _KB)
+            for h in range(R // RB):
+                cur = loop(cur, 0, k16, _KB, lambda kv, c: block(p, kv, c, valid, _KB, h))
+                if K % _KB:
+                    cur = block(p, T.c(k16), cur, valid, K % _KB, h)
             return cur
 
         res = loop(e, 0, full, 1, lambda p, c: panel(p, c, R))
