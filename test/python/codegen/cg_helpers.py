@@ -48,3 +48,16 @@ def codegen_ir(text: str, before: str = "") -> tuple[str, list[str]]:
             return str(m), got
     finally:
         h.detach()
+
+
+def reduce_text(op: str, shape, axes) -> str:
+    """A function applying mindir reduction `op` (reduce_sum, reduce_max, ...)
+    over `axes` of an f32 tensor of `shape` (keep_dims = false)."""
+    t = ttype(shape)
+    out = ttype(tuple(d for i, d in enumerate(shape) if i not in axes))
+    return f"""
+func.func @f(%x: {t}) -> {out} {{
+  %r = "mindir.{op}"(%x) {{axes = array<i64: {", ".join(map(str, axes))}>, keep_dims = false}} : ({t}) -> {out}
+  return %r : {out}
+}}"""
+

@@ -10,20 +10,10 @@ import re
 
 import numpy as np
 import pytest
-from cg_helpers import codegen_ir, compile_with, ttype
+from cg_helpers import codegen_ir, compile_with, reduce_text, ttype
 
 CASES = [((4096, 1024), (0,)), ((4000, 1000), (0,)), ((7, 33), (0,)), ((129, 250), (0,)),
          ((6, 5, 1000), (0,)), ((6, 5, 96), (0, 1)), ((9, 13, 31), (0, 1)), ((3, 64, 48), (1,))]
-
-
-def _reduce_text(op, shape, axes):
-    t = ttype(shape)
-    out = ttype(tuple(d for i, d in enumerate(shape) if i not in axes))
-    return f"""
-func.func @f(%x: {t}) -> {out} {{
-  %r = "mindir.{op}"(%x) {{axes = array<i64: {", ".join(map(str, axes))}>, keep_dims = false}} : ({t}) -> {out}
-  return %r : {out}
-}}"""
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -33,7 +23,7 @@ def test_column_reductions_match_numpy(op, shape, axes, threads):
     rng = np.random.default_rng(3)
     x = rng.standard_normal(shape).astype(np.float32)
     x.flat[-1] = 50.0   # a max in the last row, last column (the tails)
-    cm = compile_with(_reduce_text(op, shape, axes), threads=threads)
+    cm = compile_with(reduce_text(op, shape, axes), threads=threads)
     got = cm.call("f", x)[0]
     x64 = x.astype(np.float64)
     if op == "reduce_sum":
@@ -47,7 +37,7 @@ def test_column_reductions_match_numpy(op, shape, axes, threads):
 def test_rows_outer_columns_inner():
     """4096 x 1024 summed over rows: the row loop (8 rows a step) encloses
     the 16-column loop, and 8 x 16 tiles fold into a 16-lane accumulator."""
-    text, _ = codegen_ir(_reduce_text("reduce_sum", (4096, 1024), (0,)))
+    text, _ = codegen_ir(reduce_text("reduce_sum", (4096, 1024), (0,)))
     loops = re.findall(r"scf\.for %\S+ = %c0 to %(c\d+) step %(c\d+)", text)
     # (the first 16-column loop is the accumulator's zero fill)
     assert loops[-2:] == [("c4096", "c8"), ("c1024", "c16")]
@@ -93,7 +83,7 @@ def test_two_tasks_split_the_columns(shape, masked):
     from msmlir.passes import run_pipeline
     from msmlir.passes.pipelines.cpu import _TO_LINALG, tensor_codegen
     with context():
-        m = ir.Module.parse(_reduce_text("reduce_sum", shape, (0,)))
+        m = ir.Module.parse(reduce_text("reduce_sum", shape, (0,)))
         run_pipeline(m, f"builtin.module({_TO_LINALG},{tensor_codegen(2, 0)})")
         text = str(m)
     assert "scf.forall (%arg1) in (2)" in text

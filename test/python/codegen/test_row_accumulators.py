@@ -7,19 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cg_helpers import codegen_ir, compile_with, ttype
+from cg_helpers import codegen_ir, compile_with, reduce_text
 
 from msmlir.passes.cpu import tile_vectorize as tv
-
-
-def _reduce_text(op, shape, axes):
-    t = ttype(shape)
-    out = ttype(tuple(d for i, d in enumerate(shape) if i not in axes))
-    return f"""
-func.func @f(%x: {t}) -> {out} {{
-  %r = "mindir.{op}"(%x) {{axes = array<i64: {", ".join(map(str, axes))}>, keep_dims = false}} : ({t}) -> {out}
-  return %r : {out}
-}}"""
 
 
 CASES = [((64, 1024), (1,)), ((48, 96), (1,)), ((40, 48), (1,)), ((16, 1000), (1,)),
@@ -34,7 +24,7 @@ def test_row_reductions_match_numpy(op, shape, axes, threads):
     x = rng.standard_normal(shape).astype(np.float32)
     x.flat[5] = 40.0   # the max / min sit in different partial vectors
     x.flat[-3] = -40.0
-    cm = compile_with(_reduce_text(op, shape, axes), threads=threads)
+    cm = compile_with(reduce_text(op, shape, axes), threads=threads)
     got = cm.call("f", x)[0]
     ref = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min}[op](
         x.astype(np.float64), axis=axes)
@@ -49,7 +39,7 @@ def test_max_propagates_nan_from_any_partial_vector():
     x = np.zeros((4, 1024), np.float32)
     x[0, 3] = np.nan       # first partial vector
     x[1, 1023] = np.nan    # last one
-    cm = compile_with(_reduce_text("reduce_max", x.shape, (1,)))
+    cm = compile_with(reduce_text("reduce_max", x.shape, (1,)))
     got = cm.call("f", x)[0]
     assert np.isnan(got[0]) and np.isnan(got[1]) and got[2] == 0 and got[3] == 0
 
@@ -60,12 +50,12 @@ def test_partial_sum_width(cols, width):
     (a power of two) otherwise, one vector of the row's best divisor when
     16 does not divide it."""
     assert tv.REDUCTION_ACCUMULATORS == 4
-    text, _ = codegen_ir(_reduce_text("reduce_sum", (64, cols), (1,)))
+    text, _ = codegen_ir(reduce_text("reduce_sum", (64, cols), (1,)))
     assert f"step %c{width} " in text and f"vector<{width}xf32>" in text, text
 
 
 def test_short_rows_are_one_vector():
     """Rows of at most WHOLE_VECTOR_MAX elements (after row fusion) are one
     vector each, reduced by a halving tree: no partial-sum loop."""
-    text, _ = codegen_ir(_reduce_text("reduce_sum", (64, 96), (1,)))
+    text, _ = codegen_ir(reduce_text("reduce_sum", (64, 96), (1,)))
     assert "vector<1x96xf32> to vector<1xf32>" in text
