@@ -226,6 +226,22 @@ def _new_parallel(ubs: list[int], procs: list[str]) -> tuple[ir.Operation, list[
     return op.operation, list(block.arguments)
 
 
+def _block_grid(bgroups: list[list[int]], ext: dict[int, int]):
+    """The scf.parallel over blocks of a mapping: one hardware block id per
+    group of dims in `bgroups` (`ext`: the dims' block counts). Returns it, an
+    insertion point before its terminator, and {dim: block coordinate}
+    (delinearized there)."""
+    outer, bivs = _new_parallel([max(1, math.prod(ext[d] for d in g)) for g in bgroups],
+                                _BLOCK_IDS[:len(bgroups)])
+    block = outer.regions[0].blocks[0]
+    ip = ir.InsertionPoint(block.operations[len(block.operations) - 1])
+    coords = {}
+    with ip:
+        for g, v in zip(bgroups, bivs):
+            coords.update(_coords(v, g, ext))
+    return outer, ip, coords
+
+
 def _groups(dims: list[int], extent: dict[int, int], limit_yz: int,
             z_limit: int | None = None) -> list[list[int]]:
     """Dims (outer -> inner) to hardware ids [x, y, z]: innermost -> x, next -> y,
@@ -291,14 +307,8 @@ def _map_parallel(p: ir.Operation, threads: int) -> None:
     tgroups = _groups(tdims, dict(enumerate(tile)), MAX_THREADS, MAX_BLOCK_Z)
     body = p.regions[0].blocks[0]
     with ir.InsertionPoint(p), p.location:
-        outer, bivs = _new_parallel([max(1, math.prod(nblocks[d] for d in g)) for g in bgroups],
-                                    _BLOCK_IDS[:len(bgroups)])
-        oblock = outer.regions[0].blocks[0]
-        oterm = oblock.operations[len(oblock.operations) - 1]
-        with ir.InsertionPoint(oterm):
-            bc = {}
-            for g, v in zip(bgroups, bivs):
-                bc.update(_coords(v, g, dict(enumerate(nblocks))))
+        outer, in_outer, bc = _block_grid(bgroups, dict(enumerate(nblocks)))
+        with in_outer:
             inner, tivs = _new_parallel([max(1, math.prod(tile[d] for d in g)) for g in tgroups],
                                         _THREAD_IDS[:len(tgroups)])
         iblock = inner.regions[0].blocks[0]
@@ -484,14 +494,9 @@ def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
     body = p.regions[0].blocks[0]
     elt = m["store"].operands[0].type
     with ir.InsertionPoint(p), p.location:
-        outer, bivs = _new_parallel([max(1, math.prod(ext[d] for d in g)) for g in bgroups],
-                                    _BLOCK_IDS[:len(bgroups)])
+        outer, in_outer, coords = _block_grid(bgroups, ext)
         outer.attributes[_PHASES] = ir.UnitAttr.get()
-        ob = outer.regions[0].blocks[0]
-        with ir.InsertionPoint(ob.operations[len(ob.operations) - 1]):
-            coords = {}
-            for g, v in zip(bgroups, bivs):
-                coords.update(_coords(v, g, ext))
+        with in_outer:
             pmap = {body.arguments[d]: coords.get(d) or _index(0) for d in range(len(trips))}
             for o in m["pre"]:
                 _clone(o, pmap)
@@ -715,14 +720,9 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
     pad = [1 if m["kfast"][0] else 0, 1 if m["kfast"][1] else 0]   # no bank conflicts on stores
     nkt = -(-K // TK)
     with ir.InsertionPoint(p), p.location:
-        outer, bivs = _new_parallel([max(1, math.prod(ext[d] for d in g)) for g in bgroups],
-                                    _BLOCK_IDS[:len(bgroups)])
+        outer, in_outer, coords = _block_grid(bgroups, ext)
         outer.attributes[_PHASES] = ir.UnitAttr.get()
-        ob = outer.regions[0].blocks[0]
-        with ir.InsertionPoint(ob.operations[len(ob.operations) - 1]):
-            coords = {}
-            for g, v in zip(bgroups, bivs):
-                coords.update(_coords(v, g, ext))
+        with in_outer:
             bc = {d: coords.get(d) or _index(0) for d in range(nd)}
             m0 = arith.MulIOp(bc[dm], _index(TM)).result
             n0 = arith.MulIOp(bc[dn], _index(TN)).result
