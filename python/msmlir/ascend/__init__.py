@@ -233,7 +233,6 @@ class _AscendDispatcher:
 
     def __init__(self, program: AscendProgram, name: str, sig):
         self.program, self.name, self.sig = program, name, sig
-        self.n_in = len(sig.inputs)
         written = {r for r, _ in sig.writeback}
         self.returned = tuple(i for i in range(len(sig.outputs)) if i not in written)
 

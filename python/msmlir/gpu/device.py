@@ -16,7 +16,9 @@ class GpuUnavailableError(RuntimeError):
     """Compiled for the GPU, but there is no CUDA device to run on."""
 
 
-def _probe() -> tuple[int, str]:
+def cuda_status() -> tuple[int, str]:
+    """(devices, why none): the CUDA driver asked for its device count; why is
+    "" when there is one (what require_device and the GPU device target say)."""
     name = os.environ.get("MSMLIR_LIBCUDA", "libcuda.so.1")
     try:
         cu = ctypes.CDLL(name)
@@ -33,11 +35,11 @@ def _probe() -> tuple[int, str]:
 
 
 def cuda_device_count() -> int:
-    return _probe()[0]
+    return cuda_status()[0]
 
 
 def require_device() -> None:
-    n, why = _probe()
+    n, why = cuda_status()
     if n == 0:
         raise GpuUnavailableError(f"cannot run on the GPU: {why}. The program was compiled (and "
                                   "its kernels checked by ptxas); export it with "

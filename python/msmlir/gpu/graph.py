@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from .compile import compile_gpu
-from .device import GpuUnavailableError, _probe
+from .device import GpuUnavailableError, cuda_status
 from .ptxas import check_program, find_ptxas
 
 
@@ -41,7 +41,7 @@ def compile_graph(text: str, timings: dict | None = None):
     summary = checked_summary(prog)
     if timings is not None:
         timings["gpu"] = time.perf_counter() - t
-    n, why = _probe()
+    n, why = cuda_status()
     reason = (f"this process has no usable CUDA device ({why})" if n == 0 else
               "msmlir cannot run jitted graphs on the GPU in-process yet (its host runtime "
               "for GPU graphs is not built)")
