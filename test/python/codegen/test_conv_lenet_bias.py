@@ -19,37 +19,19 @@ import textwrap
 import numpy as np
 
 _SCRIPT = textwrap.dedent("""
-    import json, time
+    import json, sys, time
     import numpy as np
     import msmlir as ms
     from msmlir import nn
-
-    class LeNet5(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid", has_bias=True)
-            self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid", has_bias=True)
-            self.relu = nn.ReLU()
-            self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-            self.flatten = nn.Flatten()
-            self.fc1 = nn.Dense(400, 120)
-            self.fc2 = nn.Dense(120, 84)
-            self.fc3 = nn.Dense(84, 10)
-
-        def construct(self, x):
-            x = self.pool(self.relu(self.conv1(x)))
-            x = self.pool(self.relu(self.conv2(x)))
-            x = self.flatten(x)
-            x = self.relu(self.fc1(x))
-            x = self.relu(self.fc2(x))
-            return self.fc3(x)
+    sys.path.insert(0, TEST_ROOT)
+    from support.models import lenet5_with_biases
 
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_seed(0)
     rs = np.random.RandomState(0)
     x = ms.Tensor(rs.randn(64, 1, 32, 32).astype(np.float32))
     y = ms.Tensor(rs.randint(0, 10, 64).astype(np.int32))
-    net = LeNet5()
+    net = lenet5_with_biases()
     loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
     step = nn.TrainOneStepCell(loss, nn.SGD(net.trainable_params(), 0.05))
     step.set_train()
@@ -57,9 +39,9 @@ _SCRIPT = textwrap.dedent("""
     losses = [float(step(x, y).asnumpy())]
     first = time.perf_counter() - t
     losses += [float(step(x, y).asnumpy()) for _ in range(3)]
-    bias = net.conv2.bias.asnumpy().astype(float).tolist()
+    bias = net.c2.bias.asnumpy().astype(float).tolist()
     print(json.dumps({"losses": losses, "first": first, "bias": bias}))
-""")
+""").replace("TEST_ROOT", repr(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def _run(codegen: bool) -> dict:
