@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..common.linalg import walk_ops
 from ..registry import register_pass
 
 
@@ -42,14 +43,6 @@ def _inside(op: ir.Operation, ancestor: ir.Operation) -> bool:
     return False
 
 
-def _body_ops(block: ir.Block):
-    for op in block.operations:
-        yield op.operation
-        for region in op.operation.regions:
-            for b in region.blocks:
-                yield from _body_ops(b)
-
-
 @register_pass("msmlir-sink-constants",
                "arith.constants used in linalg op bodies -> copies inside the bodies")
 def sink_constants(module: ir.Operation):
@@ -58,7 +51,7 @@ def sink_constants(module: ir.Operation):
     for lop in ops:
         body = lop.regions[0].blocks[0]
         copies: dict = {}
-        for inner in list(_body_ops(body)):
+        for inner in walk_ops(lop, [], lambda o: True):
             for i, v in enumerate(list(inner.operands)):
                 owner = v.owner
                 if isinstance(owner, ir.Block):

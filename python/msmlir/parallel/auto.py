@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from mlir import ir
 
+from msmlir.passes.common.linalg import walk_ops
+
 from .annotate import IN_STRATEGY, OUT_STRATEGY, strategy_attr
 
 ELEMENTWISE = frozenset(
@@ -224,14 +226,6 @@ def _callee(op) -> str | None:
     return None
 
 
-def _walk(block: ir.Block):
-    for op in block.operations:
-        yield op.operation
-        for region in op.operation.regions:
-            for b in region.blocks:
-                yield from _walk(b)
-
-
 def _simulate(funcs: dict, n: int, model: CostModel, training: bool, forced: dict,
               greedy: bool = True) -> list:
     """One pass over the graph: each planned op takes its forced candidate
@@ -251,7 +245,7 @@ def _simulate(funcs: dict, n: int, model: CostModel, training: bool, forced: dic
         layouts = dict(zip(block.arguments, arg_layouts))
         params = {a for a, p in zip(block.arguments, arg_params) if p}
         results: list = []
-        for op in _walk(block):
+        for op in walk_ops(f, [], lambda o: True):
             if op.name == "func.return":
                 results = [layouts.get(v) for v in op.operands]
                 continue
@@ -307,8 +301,7 @@ def plan(module: ir.Module, n: int, model: CostModel = CostModel(), log: list | 
         return
     funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op.operation
              for op in module.body.operations if op.operation.name == "func.func"}
-    training = any(o.name == "mindir.grad" for f in funcs.values() if f.regions[0].blocks
-                   for o in _walk(f.regions[0].blocks[0]))
+    training = any(walk_ops(f, [], lambda o: o.name == "mindir.grad") for f in funcs.values())
 
     def total(forced, greedy=True):
         d = _simulate(funcs, n, model, training, forced, greedy)
