@@ -79,8 +79,13 @@ With launch=true (`fma`, default on) the float add/sub/mul of the device
 code get fastmath `contract`, so the NVPTX back end fuses mul+add into
 fma.rn (without it: mul.rn + add.rn).
 
-Not yet: conv tiling (convs stay one thread per output), tensor cores,
-split-K / split reductions (a long reduction to few outputs uses one block
+Tensor cores (`tensor-cores`, on; passes/gpu/mma.py): a contraction of
+f16/bf16 inputs accumulated in f32 (and of f32 inputs with `tf32=true`) is
+tiled per warp for mma.sync instead (nvgpu.ldmatrix + nvgpu.mma.sync with
+launch=true; with launch=false the same tiles with the per-lane math the
+CPU runs).
+
+Not yet: conv tiling (convs stay one thread per output), split-K / split reductions (a long reduction to few outputs uses one block
 per output; a matmul with few output tiles gets small tiles instead),
 double-buffered tiles / vector loads, the polyhedral schedule
 (mskernel-poly-schedule{target=gpu}).
@@ -100,12 +105,14 @@ from mlir.passmanager import PassManager
 
 from ..common.transform import ANY, Script, apply_script
 from ..registry import Option, PassFailure, pipeline_pass_manager, register_pass
+from . import mma
+from .loops import (  # noqa: F401 (re-exported: the mapping's limits and helpers)
+    MAX_THREADS, MAX_GRID_YZ, MAX_BLOCK_Z, MIN_BLOCKS, WARP, _THREAD_IDS, _PHASES,
+    _SHARED, _LOCAL, _and, _block_grid, _clone, _const, _coords, _groups,
+    _guarded, _index, _new_parallel, _thread_loop, _walk)
 
 KERNEL_ATTR = "mskernel.kind"
 _TAG = "msmlir.gpu_interchange"
-MAX_THREADS = 1024
-MAX_GRID_YZ = 65535
-MAX_BLOCK_Z = 64
 
 # Kernel top-level ops that stay on the host side of the launches.
 _HOST_OPS = {"memref.alloc", "memref.dealloc", "memref.get_global", "memref.expand_shape",
@@ -136,15 +143,6 @@ def _kernels(module: ir.Operation) -> list[ir.Operation]:
             and op.regions[0].blocks]
 
 
-def _walk(op: ir.Operation, pred) -> list[ir.Operation]:
-    out = []
-
-    def visit(o):
-        if pred(o):
-            out.append(o)
-        return ir.WalkResult.ADVANCE
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return out
 
 
 def _check_static(kernel: ir.Operation) -> None:
@@ -194,86 +192,20 @@ def _run(op: ir.Operation, text: str) -> None:
 
 # --- mapping ------------------------------------------------------------------------
 
-def _index(v: int) -> ir.Value:
-    return arith.ConstantOp(ir.IndexType.get(), v).result
 
 
-def _const(v: ir.Value) -> int | None:
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        return None
-    op = owner.operation
-    if op.name == "arith.constant":
-        return ir.IntegerAttr(op.attributes["value"]).value
-    return None
 
 
-def _mapping_attr(procs: list[str]) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get([ir.Attribute.parse(
-        f"#gpu.loop_dim_map<processor = {p}, map = (d0) -> (d0), bound = (d0) -> (d0)>")
-        for p in procs])
 
 
-def _new_parallel(ubs: list[int], procs: list[str]) -> tuple[ir.Operation, list[ir.Value]]:
-    """scf.parallel (0..ub step 1 per dim) mapped to `procs`, an empty body."""
-    n = len(ubs)
-    c0, c1 = _index(0), _index(1)
-    op = scf.ParallelOp([], [c0] * n, [_index(u) for u in ubs], [c1] * n, [])
-    block = op.region.blocks.append(*([ir.IndexType.get()] * n))
-    with ir.InsertionPoint(block):
-        scf.ReduceOp([], 0)
-    op.attributes["mapping"] = _mapping_attr(procs)
-    return op.operation, list(block.arguments)
 
 
-def _block_grid(bgroups: list[list[int]], ext: dict[int, int]):
-    """The scf.parallel over blocks of a mapping: one hardware block id per
-    group of dims in `bgroups` (`ext`: the dims' block counts). Returns it, an
-    insertion point before its terminator, and {dim: block coordinate}
-    (delinearized there)."""
-    outer, bivs = _new_parallel([max(1, math.prod(ext[d] for d in g)) for g in bgroups],
-                                _BLOCK_IDS[:len(bgroups)])
-    block = outer.regions[0].blocks[0]
-    ip = ir.InsertionPoint(block.operations[len(block.operations) - 1])
-    coords = {}
-    with ip:
-        for g, v in zip(bgroups, bivs):
-            coords.update(_coords(v, g, ext))
-    return outer, ip, coords
 
 
-def _groups(dims: list[int], extent: dict[int, int], limit_yz: int,
-            z_limit: int | None = None) -> list[list[int]]:
-    """Dims (outer -> inner) to hardware ids [x, y, z]: innermost -> x, next -> y,
-    the rest linearized into z; everything into x where y/z would be too big."""
-    if not dims:
-        return [[]]
-    inner = list(reversed(dims))
-    groups = [[inner[0]]]
-    if len(inner) > 1:
-        groups.append([inner[1]])
-    if len(inner) > 2:
-        groups.append(list(reversed(inner[2:])))
-    sizes = [math.prod(extent[d] for d in g) for g in groups]
-    if any(s > limit_yz for s in sizes[1:]) or (z_limit and len(sizes) > 2 and sizes[2] > z_limit):
-        return [list(dims)]
-    return groups
 
 
-def _coords(v: ir.Value, group: list[int], extent: dict[int, int]) -> dict[int, ir.Value]:
-    """Delinearizes `v` over the dims of `group` (outer -> inner)."""
-    out, rem = {}, v
-    for d in reversed(group[1:]):
-        e = _index(extent[d])
-        out[d] = arith.RemUIOp(rem, e).result
-        rem = arith.DivUIOp(rem, e).result
-    if group:
-        out[group[0]] = rem
-    return out
 
 
-_BLOCK_IDS = ["block_x", "block_y", "block_z"]
-_THREAD_IDS = ["thread_x", "thread_y", "thread_z"]
 
 
 def plan(ubs: list[int], threads: int) -> tuple[list[int], list[int]]:
@@ -352,8 +284,6 @@ _COMBINERS = {"arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "a
               "arith.minnumf", "arith.addi", "arith.muli", "arith.maxsi", "arith.minsi",
               "arith.maxui", "arith.minui", "arith.andi", "arith.ori", "arith.xori"}
 MIN_BLOCK_REDUCTION = 32     # shorter reductions stay one thread per output
-_PHASES = "msmlir.gpu_phases"
-_SHARED = "msmlir.gpu_shared"
 
 
 def _pow2ceil(n: int) -> int:
@@ -435,19 +365,6 @@ def _match_row_reduction(p: ir.Operation) -> dict | None:
             "comb": comb, "acc_pos": acc_pos, "mem": mem, "idx": idx, "pre": ops[:ops.index(loop)]}
 
 
-def _clone(op: ir.Operation, mapping: dict) -> ir.Operation:
-    """Clones op at the current insertion point, operands (also nested) remapped."""
-    new = op.clone()
-
-    def remap(o):
-        for i, v in enumerate(list(o.operands)):
-            if v in mapping:
-                o.operands[i] = mapping[v]
-        return ir.WalkResult.ADVANCE
-    new.walk(remap, ir.WalkOrder.PRE_ORDER)
-    for old, res in zip(op.results, new.results):
-        mapping[old] = res
-    return new
 
 
 def _combine(m: dict, acc: ir.Value, other: ir.Value) -> ir.Value:
@@ -457,20 +374,8 @@ def _combine(m: dict, acc: ir.Value, other: ir.Value) -> ir.Value:
     return comb.results[0]
 
 
-def _thread_loop(T: int):
-    loop, (t,) = _new_parallel([T], ["thread_x"])
-    block = loop.regions[0].blocks[0]
-    return loop, t, block.operations[len(block.operations) - 1]
 
 
-def _guarded(cond: ir.Value | None, at: ir.Operation) -> ir.Operation:
-    """The op to insert before: `at`, or the yield of a new scf.if (cond) before it."""
-    if cond is None:
-        return at
-    with ir.InsertionPoint(at):
-        guard = scf.IfOp(cond)
-        with ir.InsertionPoint(guard.then_block):
-            return scf.YieldOp([]).operation
 
 
 def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
@@ -560,14 +465,12 @@ def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
 
 # --- matmul tiling -------------------------------------------------------------------
 
-_LOCAL = "msmlir.gpu_local"
 _MATMUL_COMBINERS = {"arith.addf", "arith.addi"}
 _MATMUL_PRODUCTS = {"arith.mulf", "arith.muli"}
 MIN_TILED_K = 8              # shorter contractions stay one thread per output
 
 
 _TILE_LEVELS = [(128, 8), (64, 4), (32, 2), (16, 1)]   # (tile side, outputs per thread)
-MIN_BLOCKS = 128             # about one wave of an H100's 132 SMs
 
 
 def plan_matmul(M: int, N: int, K: int, threads: int, batch: int = 1,
@@ -676,13 +579,6 @@ def _match_matmul(p: ir.Operation) -> dict | None:
             "a": ins[0], "b": ins[1], "dims": dims, "kfast": kfast}
 
 
-def _and(conds: list[ir.Value]) -> ir.Value | None:
-    if not conds:
-        return None
-    c = conds[0]
-    for x in conds[1:]:
-        c = arith.AndIOp(c, x).result
-    return c
 
 
 def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
@@ -846,7 +742,6 @@ def _is_thread_loop(op: ir.Operation) -> bool:
     return _is_mapped(op) and "thread_" in str(op.attributes["mapping"])
 
 
-WARP = 32
 _WARP_ATTR = "msmlir.gpu_warp"
 
 
@@ -1210,7 +1105,9 @@ def to_launches(kernel: ir.Operation, contract: bool = True) -> None:
     buffers -> workgroup memory, float ops marked contractible (FMA)."""
     _warp_shuffles(kernel)
     _fuse_phases(kernel)
-    _run(kernel, "func.func(convert-parallel-loops-to-gpu,canonicalize,cse)")
+    _run(kernel, "func.func(convert-parallel-loops-to-gpu)")
+    mma.lower_tagged(kernel)
+    _run(kernel, "func.func(canonicalize,cse)")
     _shared_to_workgroup(kernel)
     if contract:
         _contract(kernel)
@@ -1227,9 +1124,12 @@ def _aliased_kernels(module: ir.Operation) -> set[str]:
 
 
 def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True,
-               promote: bool = True, tile_matmul: bool = True) -> None:
+               promote: bool = True, tile_matmul: bool = True, tensor_cores: bool = False,
+               tf32: bool = False, mma_ops: bool = False) -> None:
     """Maps the top-level scf.parallel loops of a bufferized kernel (and its
-    serial leftovers) to blocks and threads."""
+    serial leftovers) to blocks and threads; contractions that fit tensor
+    cores (passes/gpu/mma.py) get MMA tiles (mma_ops: as nvgpu ops, else the
+    form the CPU runs)."""
     block = kernel.regions[0].blocks[0]
     for o in [o.operation for o in block.operations]:
         if o.name == "scf.for" and not len(o.results):
@@ -1243,6 +1143,9 @@ def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True
     for o in [o.operation for o in block.operations]:
         if o.name == "scf.parallel" and not _is_mapped(o):
             mm = _match_matmul(o) if tile_matmul else None
+            kind = mma.mma_kind(mm, tf32) if mm is not None and tensor_cores else None
+            if kind is not None and mma.map_matmul_mma(o, mm, kind, threads, mma_ops):
+                continue
             if mm is not None and _map_matmul(o, mm, threads):
                 continue
             m = _match_row_reduction(o) if block_reductions else None
@@ -1268,13 +1171,19 @@ def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True
                         "tile-matmul": Option(bool, True, "contractions (mul+add over K) tiled "
                                               "through shared memory with register tiles "
                                               "(false: one thread per output)"),
+                        "tensor-cores": Option(bool, True, "f16/bf16 contractions (f32 "
+                                               "accumulation) tiled for mma.sync (sm_80+)"),
+                        "tf32": Option(bool, False, "f32 contractions on the tensor cores too, "
+                                       "inputs rounded to TF32 (off by default, as MindSpore's "
+                                       "matmul_allow_tf32)"),
                         "fma": Option(bool, True, "float mul/add of device code marked fastmath "
                                       "contract (fused into fma by the back end)"),
                         "launch": Option(bool, True, "convert the mapped loops to gpu.launch "
                                                      "(false: stop at the mapped scf.parallel "
                                                      "nest, which the CPU can run)")})
 def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reductions: bool,
-                            tile_matmul: bool, fma: bool, launch: bool):
+                            tile_matmul: bool, tensor_cores: bool, tf32: bool, fma: bool,
+                            launch: bool):
     try:
         if not 1 <= threads <= MAX_THREADS:
             raise _Error(module.location, f"convert-mskernel-to-gpu: threads={threads} is not in "
@@ -1293,7 +1202,8 @@ def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reducti
             _run(k, "func.func(convert-linalg-to-parallel-loops,canonicalize,cse)")
             safe = ir.StringAttr(k.attributes["sym_name"]).value not in aliased
             map_kernel(k, threads, block_reductions and safe, promote=safe,
-                       tile_matmul=tile_matmul and safe)
+                       tile_matmul=tile_matmul and safe, tensor_cores=tensor_cores, tf32=tf32,
+                       mma_ops=launch)
             _run(k, "func.func(cse)")      # (canonicalize would merge the block/thread loops)
             if launch:
                 to_launches(k, contract=fma)

@@ -122,6 +122,10 @@ def set_context(**kwargs):
             if not isinstance(value, (str, os.PathLike)):
                 raise TypeError(f"For 'set_context', 'compile_cache_path' must be a str, "
                                 f"but got {type(value).__name__}.")
+        elif key == "gpu_config":
+            if value is not None and not isinstance(value, dict):
+                raise TypeError(f"For 'set_context', 'gpu_config' must be a dict, but got "
+                                f"{type(value).__name__}.")
         elif key == "device_id":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4096:
                 raise ValueError(f"For 'set_context', 'device_id' must be an int in [0, 4096), "
@@ -142,6 +146,10 @@ def _apply(updates: dict) -> None:
                                 _CONTEXT["compile_cache_path"])
     if "device_target" in updates:
         compiler.set_device_target(_CONTEXT["device_target"])
+    if "gpu_config" in updates:      # MindSpore's matmul_allow_tf32 (default off): TF32 MMA
+        cfg = _CONTEXT["gpu_config"] or {}
+        set_option_defaults("msmlir-gpu-pipeline",
+                            {"tf32": bool(cfg.get("matmul_allow_tf32", False))})
     if "save_graphs" in updates or "save_graphs_path" in updates:
         compiler.save_graphs(str(_CONTEXT["save_graphs_path"]) if _CONTEXT["save_graphs"]
                              else None)

@@ -529,9 +529,9 @@ class Lowered:
                 if device_target() == "Ascend":   # set_context(device_target="Ascend")
                     from ..ascend import compile_graph
                     self.compiled = compile_graph(parse(), timings)
-                elif device_target() == "GPU":    # compiled + ptxas-checked, then says why not run
+                elif device_target() == "GPU":    # runs in-process, or says why it cannot
                     from ..gpu.graph import compile_graph as compile_for_gpu
-                    compile_for_gpu(text, timings)
+                    self.compiled = compile_for_gpu(text, timings)
                 else:
                     self.compiled = compile_module(parse, timings=timings, name=self.name,
                                                    source=text)

@@ -5,11 +5,14 @@
     ptxas.check_program(prog)                    every kernel assembled by ptxas -v (registers,
                                                  shared memory, spills; remarks on spills/limits)
     export_cubin(mindir, out_dir, ...)           cubins + launch manifest + a ctypes/libcuda runner
+    host.compile_host(mindir) / host.load(prog)  the in-process runtime: host code on device
+                                                 buffers through MLIR's CUDA runtime (JIT)
     device.cuda_device_count() / require_device() whether this process can run on a GPU
 
 set_context(device_target="GPU") hands jitted graphs to graph.compile_graph:
-compiled and ptxas-checked, then a GpuUnavailableError says why they cannot
-run in this process (no device, or no in-process GPU host runtime yet).
+with a CUDA device they run in-process (msmlir.gpu.host; not yet verified on
+a GPU); without one they are compiled and ptxas-checked, then a
+GpuUnavailableError says why they cannot run.
 """
 from .compile import GpuProgram, Launch, compile_gpu, run_mapped_on_cpu  # noqa: F401
 from .device import GpuUnavailableError, cuda_device_count, require_device  # noqa: F401

@@ -21,7 +21,9 @@ from mlir.dialects import gpu
 
 from msmlir.compiler import context, public_signatures
 from msmlir.passes import run_pipeline
-from msmlir.passes.gpu.pipelines import OPTIONS, gpu_stages
+from msmlir.passes.gpu.device_buffers import INPUTS_ATTR
+from msmlir.passes.gpu.pipelines import gpu_stages
+from msmlir.passes.registry import get_pass
 from msmlir.passes.gpu.target import cuda_toolkit
 from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering_stages
 from msmlir.runtime.compiled_module import CompiledModule, Signature
@@ -58,7 +60,7 @@ class GpuProgram:
 
 
 def _options(**given) -> dict:
-    out = {k.replace("-", "_"): o.default for k, o in OPTIONS.items()}
+    out = {k.replace("-", "_"): v for k, v in get_pass("msmlir-gpu-pipeline").defaults().items()}
     for k, v in given.items():
         key = k.replace("-", "_")
         if key not in out:
@@ -138,24 +140,45 @@ def objects_of(module: ir.Module) -> dict[str, bytes]:
     return out
 
 
-def compile_gpu(src, *, stop_after: str | None = None, **options) -> GpuProgram:
+def _mark_inputs(module: ir.Module, sigs: dict[str, Signature]) -> None:
+    """Each public function's number of inputs (msmlir-gpu-device-buffers:
+    those are copied to the device, the out-parameters after them back)."""
+    with module.context:
+        i64 = ir.IntegerType.get_signless(64)
+        for op in module.body.operations:
+            if op.operation.name != "func.func" or "sym_visibility" in op.attributes:
+                continue
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            sig = sigs.get(name[len(MANGLE):] if name.startswith(MANGLE) else name)
+            if sig is not None:
+                op.attributes[INPUTS_ATTR] = ir.IntegerAttr.get(i64, len(sig.inputs))
+
+
+def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
+                **options) -> GpuProgram:
     """Compiles mindir (text or module) with msmlir-gpu-pipeline; `options` are
     the pipeline's (chip, features, opt_level, format, threads, graph_kernel).
     `stop_after` names a stage of passes/gpu/pipelines.py's gpu_stages
     (kernels, linalg, gpu, device, binary), or "mapped": the mapped loop nest
-    that convert-mskernel-to-gpu{launch=false} leaves."""
+    that convert-mskernel-to-gpu{launch=false} leaves. `host` adds the stage
+    "host" (the LLVM-dialect module of the in-process runtime, msmlir.gpu.host)."""
     opts = _options(**options)
-    stages = gpu_stages(**opts, launch=stop_after != "mapped")
+    host = opts.pop("host") or host
+    stages = gpu_stages(**opts, launch=stop_after != "mapped", host=host)
     names = [n for n, _ in stages]
     if stop_after is not None and stop_after not in names:
         raise ValueError(f"no stage '{stop_after}' (stages: {', '.join(names)})")
     module, sigs = _prepare(src)
+    if host:
+        _mark_inputs(module, sigs)
     with module.context, _ptxas_on_path():
         for name, text in stages:
             run_pipeline(module, f"builtin.module({text})")
             if name == stop_after:
                 break
     prog = GpuProgram(module, sigs, opts)
+    if host and stop_after in (None, "host"):
+        return prog                  # (the gpu ops are LLVM now; objects stay embedded)
     if stop_after in (None, "binary"):
         with module.context:
             prog.objects = objects_of(module)

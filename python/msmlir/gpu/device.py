@@ -34,6 +34,34 @@ def cuda_status() -> tuple[int, str]:
     return n.value, "" if n.value else "the CUDA driver reports no device"
 
 
+# compute capability -> (chip, PTX features) the NVPTX back end of these wheels compiles for
+# (and how the kernels are shipped: cubins from the wheel's ptxas; PTX for the driver to
+# compile where that ptxas (CUDA 13) no longer knows the chip, and for newer devices)
+_TARGETS = {(7, 0): ("sm_70", "+ptx60", "isa"), (7, 5): ("sm_75", "+ptx63", "bin"),
+            (8, 0): ("sm_80", "+ptx70", "bin"), (8, 6): ("sm_86", "+ptx71", "bin"),
+            (8, 7): ("sm_87", "+ptx74", "bin"), (8, 9): ("sm_89", "+ptx78", "bin"),
+            (9, 0): ("sm_90", "+ptx80", "bin")}
+
+
+def device_target(ordinal: int = 0) -> tuple[str, str, str]:
+    """(chip, features, format) to compile for CUDA device `ordinal`: its own
+    chip (_TARGETS); a newer device gets sm_90 PTX, which its driver
+    compiles (PTX is forward compatible). Needs a device (cuda_status)."""
+    cu = ctypes.CDLL(os.environ.get("MSMLIR_LIBCUDA", "libcuda.so.1"))
+    dev, major, minor = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    if cu.cuDeviceGet(ctypes.byref(dev), ordinal) != 0 or \
+            cu.cuDeviceGetAttribute(ctypes.byref(major), 75, dev) != 0 or \
+            cu.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev) != 0:
+        raise GpuUnavailableError(f"cannot read the compute capability of CUDA device {ordinal}")
+    cc = (major.value, minor.value)
+    if cc in _TARGETS:
+        return _TARGETS[cc]
+    if cc > (9, 0):
+        return "sm_90", "+ptx80", "isa"
+    raise GpuUnavailableError(f"CUDA device {ordinal} (compute capability {cc[0]}.{cc[1]}) is "
+                              "older than msmlir's GPU target supports (sm_70)")
+
+
 def cuda_device_count() -> int:
     return cuda_status()[0]
 

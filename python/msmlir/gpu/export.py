@@ -100,7 +100,7 @@ class _Host:
         t = str(attr.type)
         if isinstance(attr, ir.IntegerAttr) or t in ("index",) or t.startswith("i"):
             return {"kind": "i64" if t in ("index", "i64") else t, "value": ir.IntegerAttr(attr).value}
-        if t in ("f32", "f64"):
+        if t in ("f16", "f32", "f64"):
             return {"kind": t, "value": ir.FloatAttr(attr).value}
         raise ExportError(f"a host constant of type {t}")
 

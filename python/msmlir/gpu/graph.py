@@ -3,12 +3,13 @@
 The graph is compiled by msmlir-gpu-pipeline (every kernel mapped to blocks
 and threads, lowered through NVVM to PTX) and every kernel is assembled by
 ptxas (when the `[gpu]` extra provides it), so a kernel the GPU would reject
-is an error here too. Running needs two things this process may lack: a CUDA
-device, and msmlir's in-process host runtime for GPU graphs (gpu-to-llvm +
-the CUDA runtime), which is not built yet. Either way the call raises
-GpuUnavailableError saying what was compiled and checked, why it cannot run,
-and the two ways on (device_target="CPU" here, or msmlir.gpu.export_cubin's
-cubins + runner on a GPU machine). Nothing falls back to the CPU silently.
+is an error here too. With a CUDA device in the process the graph then runs
+through the in-process host runtime (msmlir.gpu.host: gpu-to-llvm + MLIR's
+CUDA runtime, buffers kept on the device across the graph's kernels; not yet
+verified on a GPU). Without one the call raises GpuUnavailableError saying
+what was compiled and checked, why it cannot run, and the two ways on
+(device_target="CPU" here, or msmlir.gpu.export_cubin's cubins + runner on a
+GPU machine). Nothing falls back to the CPU silently.
 """
 from __future__ import annotations
 
@@ -34,18 +35,28 @@ def checked_summary(prog) -> str:
 
 
 def compile_graph(text: str, timings: dict | None = None):
-    """Compiles and checks the mindir module text for the GPU, then raises
-    GpuUnavailableError (see the module docstring)."""
+    """With a CUDA device: the mindir module text compiled for the in-process
+    runtime (msmlir.gpu.host) and loaded, a CompiledModule. Without one: the
+    kernels compiled and checked by ptxas, then GpuUnavailableError (see the
+    module docstring)."""
     t = time.perf_counter()
+    n, why = cuda_status()
+    if n:
+        from .device import device_target
+        from .host import compile_host, load
+        chip, features, fmt = device_target()
+        if find_ptxas() is None:
+            fmt = "isa"              # PTX, compiled by the driver
+        compiled = load(compile_host(text, chip=chip, features=features, format=fmt))
+        if timings is not None:
+            timings["gpu"] = time.perf_counter() - t
+        return compiled
     prog = compile_gpu(text)
     summary = checked_summary(prog)
     if timings is not None:
         timings["gpu"] = time.perf_counter() - t
-    n, why = cuda_status()
-    reason = (f"this process has no usable CUDA device ({why})" if n == 0 else
-              "msmlir cannot run jitted graphs on the GPU in-process yet (its host runtime "
-              "for GPU graphs is not built)")
     raise GpuUnavailableError(
-        f"device_target='GPU': compiled {summary}, but cannot run them: {reason}. "
-        "Use set_context(device_target='CPU') to run here, or msmlir.gpu.export_cubin to take "
-        "the kernels (cubins + launch manifest + a ctypes runner) to a machine with a GPU")
+        f"device_target='GPU': compiled {summary}, but cannot run them: this process has no "
+        f"usable CUDA device ({why}). Use set_context(device_target='CPU') to run here, or "
+        "msmlir.gpu.export_cubin to take the kernels (cubins + launch manifest + a ctypes "
+        "runner) to a machine with a GPU")

@@ -28,7 +28,7 @@ CU_LAUNCH_PARAM_END = 0
 CU_LAUNCH_PARAM_BUFFER_POINTER = 1
 CU_LAUNCH_PARAM_BUFFER_SIZE = 2
 _SCALARS = {"i64": ("q", 8), "i32": ("i", 4), "i16": ("h", 2), "i8": ("b", 1),
-            "f32": ("f", 4), "f64": ("d", 8)}
+            "f16": ("e", 2), "f32": ("f", 4), "f64": ("d", 8)}
 
 
 class CudaError(RuntimeError):

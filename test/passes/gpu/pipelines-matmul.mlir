@@ -13,8 +13,8 @@
 // CHECK:         gpu.binary
 // CHECK-SAME:      .target sm_90
 // CHECK-SAME:      .maxntid 256, 1, 1
-// CHECK-SAME:      .shared .align 4 .b8 {{.*}}[4160]
-// CHECK-SAME:      .shared .align 4 .b8 {{.*}}[8192]
+// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[4160]
+// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[8192]
 // CHECK-SAME:      ld.global.b32
 // CHECK-SAME:      st.shared.b32
 // CHECK-SAME:      bar.sync

@@ -25,7 +25,7 @@
 // CHECK:         gpu.binary @[[B1]]
 // CHECK-SAME:      .target sm_90
 // CHECK-SAME:      .maxntid 256, 1, 1
-// CHECK-SAME:      .shared .align 4 .b8 {{.*}}[1024]
+// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[1024]
 // CHECK-SAME:      %ctaid.x
 // CHECK-SAME:      %tid.x
 // CHECK-SAME:      ld.global.b32

@@ -1,0 +1,109 @@
+"""The in-process GPU host runtime: a compiled graph run from Python through MLIR's CUDA runtime.
+
+`compile_host(mindir, ...)` compiles with msmlir-gpu-pipeline plus its "host"
+stage (passes/gpu/pipelines.py): the kernels as cubins (format=bin, ptxas;
+PTX for the driver's JIT when there is no ptxas) embedded in the module's
+gpu.binary ops, the host functions on device buffers (msmlir-gpu-device-
+buffers: inputs copied to the device once, every intermediate tensor in
+device memory across the graph's kernels, outputs copied back once) and
+lowered by gpu-to-llvm to calls of MLIR's CUDA runtime (mgpuMemAlloc,
+mgpuMemcpy, mgpuLaunchKernel on one stream, ...). `load(prog)` JIT-compiles
+that module with MLIR's ExecutionEngine: the gpu.binary ops become embedded
+images loaded by a global constructor (mgpuModuleLoad), run by
+`initialize()`. The result is a msmlir.runtime CompiledModule: `.call(name,
+*arrays)` with numpy in and out, as on the CPU.
+
+The runtime library is the wheel's `mlir/lib/libmlir_cuda_runtime.so`,
+loaded RTLD_LOCAL (it needs `libcuda.so.1`), its mgpu* entry points bound
+explicitly into the engine (msmlir.runtime.linker's rule: nothing resolved
+against the whole process). Without a usable CUDA device (no driver library,
+no device: device.cuda_status) or without that library, `load` raises
+GpuUnavailableError saying why; nothing falls back to the CPU.
+
+Not verified on a GPU yet: this path was built and its compilation (LLVM IR
+translation included) tested on a machine without one.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+from mlir.execution_engine import ExecutionEngine
+
+from msmlir.runtime import checks, linker
+from msmlir.runtime.compiled_module import CompiledModule
+
+from .compile import MANGLE, GpuProgram, compile_gpu
+from .device import GpuUnavailableError, cuda_status
+from .ptxas import find_ptxas
+
+# What gpu-to-llvm and the gpu.launch_func / gpu.binary translation call.
+MGPU_FUNCTIONS = (
+    "mgpuStreamCreate", "mgpuStreamDestroy", "mgpuStreamSynchronize", "mgpuStreamWaitEvent",
+    "mgpuEventCreate", "mgpuEventDestroy", "mgpuEventRecord", "mgpuEventSynchronize",
+    "mgpuMemAlloc", "mgpuMemFree", "mgpuMemcpy", "mgpuMemset16", "mgpuMemset32",
+    "mgpuModuleLoad", "mgpuModuleLoadJIT", "mgpuModuleUnload", "mgpuModuleGetFunction",
+    "mgpuLaunchKernel", "mgpuSetDefaultDevice")
+
+
+def runtime_library_path() -> str:
+    """The MLIR wheel's CUDA runtime ($MSMLIR_CUDA_RUNTIME overrides it)."""
+    if os.environ.get("MSMLIR_CUDA_RUNTIME"):
+        return os.environ["MSMLIR_CUDA_RUNTIME"]
+    import mlir
+    for p in list(mlir.__path__):
+        cand = os.path.join(p, "lib", "libmlir_cuda_runtime.so")
+        if os.path.exists(cand):
+            return cand
+    return "libmlir_cuda_runtime.so"
+
+
+def compile_host(src, **options) -> GpuProgram:
+    """mindir (text or module) -> the LLVM-dialect module of the in-process
+    runtime (stage "host"); `options` are msmlir-gpu-pipeline's. Needs no GPU."""
+    options = {k.replace("-", "_"): v for k, v in options.items()}
+    options.setdefault("format", "bin" if find_ptxas() is not None else "isa")
+    return compile_gpu(src, host=True, **options)
+
+
+def _runtime_symbols() -> dict[str, int]:
+    """{mgpu* name: address} from libmlir_cuda_runtime.so, or GpuUnavailableError."""
+    path = runtime_library_path()
+    try:
+        lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+    except OSError as e:
+        raise GpuUnavailableError(f"cannot load MLIR's CUDA runtime ({path}: {e})") from None
+    out = {}
+    for name in MGPU_FUNCTIONS:
+        try:
+            out[name] = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+        except AttributeError:
+            continue
+    return out
+
+
+def load(prog: GpuProgram, opt_level: int = 3) -> CompiledModule:
+    """JIT-compiles a compile_host program and loads its kernels on the
+    device; raises GpuUnavailableError when this process cannot run it."""
+    n, why = cuda_status()
+    if n == 0:
+        raise GpuUnavailableError(f"cannot run on the GPU: {why}")
+    mgpu = _runtime_symbols()
+    module = prog.module
+    self = CompiledModule.__new__(CompiledModule)
+    self.llvm_ir, self.signatures, self.callbacks = module, prog.signatures, []
+    self.library, self._dispatchers = None, {}
+    with module.context:
+        self.check_sites = checks.sites_of(module)
+        symbols = linker.resolve(linker.external_functions(module),
+                                 {**mgpu, checks.SYMBOL: checks.ADDRESS})
+        self.engine = ExecutionEngine(module, opt_level=opt_level)
+    for name, address in {**mgpu, **symbols}.items():
+        self.engine.raw_register_runtime(name, ctypes.c_void_p(address))
+    self.engine.initialize()          # global constructors: mgpuModuleLoad of each kernel
+    self._funcs = {name: self.engine.lookup(MANGLE + name) for name in prog.signatures}
+    return self
+
+
+def compile_and_load(src, **options) -> CompiledModule:
+    return load(compile_host(src, **options))
