@@ -1113,6 +1113,26 @@ def MindIR_DependOp : MindIR_Op<"depend", [Pure, AllTypesMatch<["value", "result
   let hasFolder = 1;
 }
 
+// ---- sharding hints (msmlir.parallel: Cell.shard, parameter_plan) --------------------
+def MindIR_ShardingHintOp : MindIR_Op<"sharding_hint", [Pure, SameOperandsAndResultType]> {
+  let summary = "value, laid out over the ranks by `strategy` (a layout constraint)";
+  let description = [{
+    Returns `x`. Under semi-auto parallelism the value is cut by `strategy`
+    (one cut per dim, MindSpore's) at this point of the program:
+    `mindir-insert-shardings` turns the hint into `shard.shard` ops and drops
+    it (what `Cell.shard`'s in/out strategies and `parameter_plan` build).
+    Its gradient is the gradient hinted the same way. No folder: the hint
+    must survive the graph passes before insert-shardings.
+    ```mlir
+    %y = mindir.sharding_hint %x {strategy = array<i64: 2, 1>} : tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins MI_Tensor:$x, DenseI64ArrayAttr:$strategy);
+  let results = (outs MI_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+}
+// ---- end sharding hints ---------------------------------------------------------------
+
 def MindIR_HostCallbackOp : MindIR_Op<"host_callback"> {
   let summary = "call back into the Python interpreter at run time (JIT Fallback)";
   let description = [{

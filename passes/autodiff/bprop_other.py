@@ -6,6 +6,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import tensor
 
+from msmlir.dialects import mindir
+
 from . import emit as E
 from .activity import AutodiffError
 from .registry import register_bprop as bprop, register_non_differentiable
@@ -60,6 +62,12 @@ def _host_callback(op, d):
 @bprop("mindir.depend")
 def _depend(op, d):
     return [d[0]] + [None] * (len(op.operation.operands) - 1)
+
+
+@bprop("mindir.sharding_hint")
+def _sharding_hint(op, d):
+    # an identity; the gradient gets the same layout (msmlir.parallel: Cell.shard)
+    return [mindir.ShardingHintOp(d[0], op.attributes["strategy"]).result]
 
 
 @bprop("mindir.assign")

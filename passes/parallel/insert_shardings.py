@@ -22,7 +22,11 @@ Strategies (tuples of cuts, one per dim):
   - function argument: arg attribute `mindir.strategy` (its users see that sharding);
   - function result: result attribute `mindir.strategy` (the value returned);
   - op: `mindir.in_strategy` (one tuple per operand: what the op consumes) and
-    optionally `mindir.out_strategy` (one tuple per result: what it produces).
+    optionally `mindir.out_strategy` (one tuple per result: what it produces);
+  - value: `mindir.sharding_hint %x {strategy = ...}` (Cell.shard's inputs,
+    outputs and parameter_plan): a layout constraint, replaced by
+        %a = shard.shard %x to S                      (the value is laid out S)
+        %b = shard.shard %a to S annotate_for_users   (and its users see S)
 The device mesh is 1-D (`shard.grid @msmlir_grid(shape = device_num)`, the
 function's `mindir.device_num`, else the pass option): a cut is 1 (the dim is
 whole on every rank) or device_num (split over all ranks), at most one dim
@@ -43,6 +47,7 @@ DEVICE_NUM = "mindir.device_num"
 IN_STRATEGY = "mindir.in_strategy"
 OUT_STRATEGY = "mindir.out_strategy"
 ARG_STRATEGY = "mindir.strategy"
+HINT = "mindir.sharding_hint"
 
 
 class StrategyError(Exception):
@@ -128,6 +133,22 @@ def _ops(block: ir.Block):
                 yield from _ops(b)
 
 
+def _replace_hint(op: ir.Operation, n: int) -> None:
+    """A mindir.sharding_hint -> the two shard.shard ops of a layout constraint."""
+    x = op.operands[0]
+    try:
+        axes = split_axes(list(ir.DenseI64ArrayAttr(op.attributes["strategy"])), x.type, n,
+                          "the hinted value")
+    except StrategyError as e:
+        op.location.emit_error(f"bad sharding strategy: {e}")
+        raise PassFailure() from None
+    at = ir.InsertionPoint(op)
+    a = _shard(x, axes, False, op.location, at)
+    b = _shard(a, axes, True, op.location, at)
+    op.results[0].replace_all_uses_with(b)
+    op.erase()
+
+
 def _annotate_function(f, n: int) -> bool:
     """Inserts the annotations of one function; True if it had any strategy."""
     if not f.regions[0].blocks:
@@ -147,6 +168,10 @@ def _annotate_function(f, n: int) -> bool:
             axes = split_axes(_tuple(d[ARG_STRATEGY]), arg.type, n, f"argument {i}")
             a = _shard(arg, axes, True, loc, first)
             arg.replace_all_uses_except(a, a.owner.operation)
+    hints = [op for op in _ops(block) if op.name == HINT]
+    for op in hints:
+        _replace_hint(op, n)
+    found = found or bool(hints)
     for op in _ops(block):
         if IN_STRATEGY not in op.attributes and OUT_STRATEGY not in op.attributes:
             continue
@@ -233,5 +258,5 @@ def _has_strategies(f) -> bool:
         if key in f.attributes and any(ARG_STRATEGY in ir.DictAttr(d)
                                        for d in ir.ArrayAttr(f.attributes[key])):
             return True
-    return any(IN_STRATEGY in op.attributes or OUT_STRATEGY in op.attributes
+    return any(IN_STRATEGY in op.attributes or OUT_STRATEGY in op.attributes or op.name == HINT
                for op in _ops(f.regions[0].blocks[0]))

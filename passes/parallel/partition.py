@@ -26,6 +26,12 @@ training step (forward + backward + update in one function) hits:
     one use (`rankedTensorArg.hasOneUse()`, known-issues §15). S is the split
     sharding its users ask for most (the first on a tie), else replicated.
 
+Then each updated parameter (a result the function writes back to argument
+a, its `msmlir.writeback`) is returned with a's sharding instead of the
+replicated one its result annotation asked for: a rank keeps and updates only
+its slice of a split parameter (and of its optimizer state), with no
+all_gather of the update (parallel/compile.py stores the slices).
+
 `traversal=forward-backward`: the default (backward-only) propagation keeps a
 row reduction of row-split data replicated (it gathers the input instead of
 the result), and `traversal=forward` makes `shard-partition` assert
@@ -145,6 +151,35 @@ def single_argument_annotation(module: ir.Operation) -> None:
                         ip=at).result
 
 
+def writeback_layouts(module: ir.Operation) -> None:
+    """Each written-back result gets its argument's sharding (after
+    single_argument_annotation: every argument has one defining annotation)."""
+    for f in _walk(module):
+        if f.name != "func.func" or "msmlir.writeback" not in f.attributes \
+                or not f.regions[0].blocks:
+            continue
+        block = f.regions[0].blocks[0]
+        ret = block.operations[len(block.operations) - 1].operation
+        for pair in ir.ArrayAttr(f.attributes["msmlir.writeback"]):
+            r, a = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(pair))
+            uses = list(block.arguments[a].uses)
+            if len(uses) != 1 or uses[0].owner.name != "shard.shard":
+                continue
+            sharding = uses[0].owner.operands[1]
+            v = ret.operands[r]
+            owner = v.owner
+            if isinstance(owner, ir.OpView):
+                owner = owner.operation
+            if (isinstance(owner, ir.Operation) and owner.name == "shard.shard"
+                    and "annotate_for_users" in owner.attributes and len(list(v.uses)) == 1):
+                owner.operands[1] = sharding
+            else:
+                ret.operands[r] = ir.Operation.create(
+                    "shard.shard", results=[v.type], operands=[v, sharding],
+                    attributes={"annotate_for_users": ir.UnitAttr.get()}, loc=ret.location,
+                    ip=ir.InsertionPoint(ret)).result
+
+
 def _sharding(grid, axes: str, loc: ir.Location, ip: ir.InsertionPoint) -> ir.Value:
     return ir.Operation.create(
         "shard.sharding", results=[ir.Type.parse("!shard.sharding")], loc=loc, ip=ip,
@@ -194,6 +229,7 @@ def shard_partition(module: ir.Operation, *, traversal: str):
         from mlir.passmanager import PassManager
         PassManager.parse(PROPAGATE.format(t=traversal), context=module.context).run(module)
         single_argument_annotation(module)
+        writeback_layouts(module)
         PassManager.parse(PARTITION, context=module.context).run(module)
         return
     for step in (PROPAGATE.format(t=traversal), PARTITION):
@@ -203,3 +239,4 @@ def shard_partition(module: ir.Operation, *, traversal: str):
         replace_module_body(module, text)
         if step != PARTITION:
             single_argument_annotation(module)
+            writeback_layouts(module)

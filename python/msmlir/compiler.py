@@ -412,8 +412,8 @@ def _hit(compiled: CompiledModule, timings: dict, what: str, t0: float) -> Compi
 
 # Where and how jitted graphs run, set through set_context /
 # set_auto_parallel_context; the jit cache keys include all of it, so a graph
-# compiled before a change is recompiled. "parallel": (parallel_mode, device_num).
-_DEVICE = {"target": "CPU", "parallel": ("stand_alone", 1)}
+# compiled before a change is recompiled. "parallel": (parallel_mode, device_num, full_batch).
+_DEVICE = {"target": "CPU", "parallel": ("stand_alone", 1, False)}
 
 
 def set_device_target(target: str) -> None:
@@ -428,10 +428,10 @@ def device_target() -> str:
     return _DEVICE["target"]
 
 
-def set_parallel_mode(mode: str, device_num: int) -> None:
+def set_parallel_mode(mode: str, device_num: int, full_batch: bool = False) -> None:
     """set_auto_parallel_context's parallel_mode / device_num (msmlir.parallel
     compiles SEMI_AUTO / AUTO_PARALLEL graphs sharded over the ranks)."""
-    _DEVICE["parallel"] = (mode, device_num)
+    _DEVICE["parallel"] = (mode, device_num, full_batch)
 
 
 def compile_module(module, opt_level: int = 3, *, timings: dict | None = None,

@@ -241,7 +241,8 @@ def set_auto_parallel_context(**kwargs):
                              f"int, but got {value!r}.")
     with _LOCK:
         _AUTO_PARALLEL.update(kwargs)
-        compiler.set_parallel_mode(_AUTO_PARALLEL["parallel_mode"], _AUTO_PARALLEL["device_num"])
+        compiler.set_parallel_mode(_AUTO_PARALLEL["parallel_mode"], _AUTO_PARALLEL["device_num"],
+                                   _AUTO_PARALLEL["full_batch"])
 
 
 def get_auto_parallel_context(attr_key):
@@ -256,7 +257,8 @@ def reset_auto_parallel_context():
     with _LOCK:
         _AUTO_PARALLEL.clear()
         _AUTO_PARALLEL.update(_AUTO_PARALLEL_DEFAULTS)
-        compiler.set_parallel_mode(_AUTO_PARALLEL["parallel_mode"], _AUTO_PARALLEL["device_num"])
+        compiler.set_parallel_mode(_AUTO_PARALLEL["parallel_mode"], _AUTO_PARALLEL["device_num"],
+                                   _AUTO_PARALLEL["full_batch"])
 
 
 _PS_CONTEXT = {"enable_ps": False}

@@ -99,12 +99,14 @@ class JitFunction:
 
     # -- building -------------------------------------------------------------------------
     def _lowered(self, args, kwargs):
-        key, a, k, arrays = abstract_args(args, kwargs)
+        per_rank: list = []
+        key, a, k, arrays = abstract_args(args, kwargs, per_rank)
         key = (key, _pipeline_defaults())          # set_context may change how it compiles
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
                 entry = build_module(self.fn, a, k, name=self.name, trace=self.trace)
+                entry.per_rank_args = tuple(per_rank)
                 self._cache[key] = entry
                 self.compile_count += 1
             else:

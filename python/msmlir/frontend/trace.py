@@ -85,7 +85,10 @@ class Frame:
     def value(self, p):
         v = self.values.get(id(p))
         if v is None:
-            t = _b.tensor_type(tuple(p.shape), p.dtype)
+            # a Parameter a sharded graph left sliced on this rank (msmlir.parallel)
+            # stands for the whole one
+            shape = getattr(p, "_msmlir_global_shape", None) or p.shape
+            t = _b.tensor_type(tuple(shape), p.dtype)
             arg = self.block.add_argument(t, ir.Location.unknown())
             v = TensorValue(arg)
             self.params.append(p)
@@ -381,8 +384,11 @@ def _context() -> ir.Context:
 BUILD_LOCK = threading.RLock()
 
 
-def abstract_args(args, kwargs):
-    """(key, abstract args, abstract kwargs, arrays): arrays become TensorSpecs."""
+def abstract_args(args, kwargs, per_rank: list | None = None):
+    """(key, abstract args, abstract kwargs, arrays): arrays become TensorSpecs.
+    For a jit call (`per_rank` a list) the JIT_ARG_HOOKS may change the specs
+    the graph is traced with; the indices of the arrays a hook changed (each
+    rank's slice of a bigger global array) are appended to `per_rank`."""
     spec, leaves = tree_flatten((tuple(args), dict(kwargs)), is_array)
     arrays, specs = [], []
     for leaf in leaves:
@@ -395,6 +401,9 @@ def abstract_args(args, kwargs):
             raise CompileError(f"argument of dtype {arr.dtype}: {e}", kind=TypeError) from None
         arrays.append(arr)
         specs.append(TensorSpec(tuple(arr.shape), dt))
+    if per_rank is not None:
+        for hook in JIT_ARG_HOOKS:
+            specs = hook(specs, per_rank)
     key = (spec_key(spec), tuple((s.shape, s.dtype.name) for s in specs))
     a, k = tree_unflatten(spec, specs)
     return key, a, k, arrays
@@ -475,9 +484,14 @@ def fast_args(args, kwargs):
 
 # Compilers that higher layers plug in (msmlir.parallel: semi-auto / auto
 # parallel graphs, per-rank sharded code), tried first by Lowered.compile:
-# `compile(text, parse, timings)` returns a compiled module, or None to leave
+# `compile(text, parse, timings, lowered)` returns a compiled module, or None to leave
 # the graph to the default path.
 GRAPH_COMPILERS: list = []
+
+# Hooks of higher layers on a jit call's array arguments (msmlir.parallel,
+# full_batch=False: each rank feeds its slice of the batch and the graph is
+# traced for the whole one): `hook(specs, per_rank) -> specs`, see abstract_args.
+JIT_ARG_HOOKS: list = []
 
 
 class Lowered:
@@ -495,6 +509,7 @@ class Lowered:
         self.compiled = None
         self._dispatch = None   # the runtime's Dispatcher, after the first run
         self.build_s = 0.0      # seconds spent building the module (compile-time breakdown)
+        self.per_rank_args = ()  # arguments each rank feeds its slice of (JIT_ARG_HOOKS)
 
     @property
     def text(self) -> str:
@@ -521,7 +536,7 @@ class Lowered:
             try:
                 # -- graph compilers of higher layers (msmlir.parallel: semi-auto parallel) --
                 for compile_with in GRAPH_COMPILERS:
-                    compiled = compile_with(text, parse, timings)
+                    compiled = compile_with(text, parse, timings, self)
                     if compiled is not None:
                         self.compiled = compiled
                         return compiled

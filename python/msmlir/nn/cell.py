@@ -73,6 +73,9 @@ def _cell_call(cell, *args, **kwargs):
     try:
         if _building():
             from ..frontend.parser import invoke
+            if "_msmlir_shard" in cell.__dict__:     # Cell.shard (msmlir.parallel.cell)
+                from ..parallel.cell import call
+                return call(cell, lambda a, k: invoke(cell.construct, a, k), args, kwargs)
             return invoke(cell.construct, args, kwargs)
         from ..common.context import GRAPH_MODE, get_context
         if get_context("mode") == GRAPH_MODE and not getattr(cell, "_pynative_only", False):
@@ -203,6 +206,13 @@ class Cell:
     # ---- construct / call ---------------------------------------------------------------
     def construct(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__}.construct is not defined")
+
+    def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend",
+              level=0):
+        """MindSpore's Cell.shard: the layouts of this cell's inputs, outputs and
+        parameters under semi-auto / auto parallelism (msmlir.parallel.cell)."""
+        from ..parallel.cell import set_shard
+        return set_shard(self, in_strategy, out_strategy, parameter_plan)
 
     def _graph_fn(self):
         """The JitFunction of this cell's construct for the current train/eval state

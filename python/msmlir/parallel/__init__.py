@@ -36,8 +36,17 @@ and update) compile the same way under the auto-parallel context:
 routes every jit graph that carries strategies through the shard pipeline
 (compile.py: `compile_lowered`, called from frontend/trace.py); with
 `AUTO_PARALLEL` the cost model of auto.py chooses the strategies of the
-forward's matmuls, elementwise ops and reductions first. Every rank feeds
-the whole batch and keeps whole parameters (see compile.py).
+forward's matmuls, elementwise ops and reductions first. With
+full_batch=True every rank feeds the whole batch, with full_batch=False
+(the default) its own slice of it (compile.py). `Cell.shard(in_strategy,
+out_strategy, parameter_plan)` lays out a cell's inputs, outputs and
+parameters (cell.py).
+
+Parameters the program splits are kept sliced, as in MindSpore: after the
+first step a rank's Parameter holds only its slice (and so does the
+optimizer state that follows it), updated in place with no gather;
+`gather_parameter(p)` (a collective: every rank calls it) returns the whole
+value, and graphs compiled later take the slice as it is stored.
 """
 from __future__ import annotations
 
@@ -45,9 +54,10 @@ import numpy as np
 from mlir import ir
 
 from .annotate import ARG_STRATEGY, DEVICE_NUM, annotate, normalize  # noqa: F401
-from .compile import ShardingError, diagnostics as _diagnostics, ranks
+from .compile import ShardingError, diagnostics as _diagnostics, ranks, sliced
 
-__all__ = ["shard", "annotate", "ShardedFunction", "ShardingError", "slice_for_rank"]
+__all__ = ["shard", "annotate", "ShardedFunction", "ShardingError", "slice_for_rank",
+           "gather_parameter"]
 
 
 def slice_for_rank(a: np.ndarray, strategy, rank: int) -> np.ndarray:
@@ -62,6 +72,20 @@ def slice_for_rank(a: np.ndarray, strategy, rank: int) -> np.ndarray:
         else:
             index.append(slice(None))
     return np.ascontiguousarray(a[tuple(index)])
+
+
+def gather_parameter(p) -> np.ndarray:
+    """The whole value of Parameter `p` (a copy): its slices all-gathered from
+    the ranks when a sharded graph left it sliced, else its data. Every rank
+    must call it (a collective)."""
+    a = np.asarray(p.asnumpy())
+    if not sliced(p):
+        return a.copy()
+    from ..ops.comm import all_gather
+    whole = p._msmlir_global_shape
+    dim = next(d for d, (l, w) in enumerate(zip(a.shape, whole)) if l != w)
+    out = np.asarray(all_gather(np.ascontiguousarray(np.moveaxis(a, dim, 0))))
+    return np.ascontiguousarray(np.moveaxis(out, 0, dim))
 
 
 class ShardedFunction:

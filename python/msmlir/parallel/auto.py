@@ -25,9 +25,8 @@ the M x N result. In a training graph (the module holds `mindir.grad`) the
 backward is counted too: twice the forward flops; with M split the weight
 gradient (K x N) is all-reduced, with N split the input gradient (M x K) is,
 unless the input is a function argument (taken as needing no gradient); K
-split needs neither; and a parameter (an argument `mindir.grad`
-differentiates) that a strategy splits costs an all_gather of its update
-(msmlir keeps parameters whole on every rank, parallel/compile.py). A split
+split needs neither. A split parameter costs nothing more: each rank keeps
+and updates its slice (parallel/compile.py). A split
 result returned by the public function is gathered (charged to the op that
 makes it). Planned ops: 2-D `mindir.matmul` (with its transposes), the
 elementwise ops of ELEMENTWISE (numpy broadcasting), the reductions of
@@ -235,7 +234,7 @@ def _simulate(funcs: dict, n: int, model: CostModel, training: bool, forced: dic
     done: set = set()
     decisions: list = []
 
-    def visit(name: str, arg_layouts: list, arg_params: list, planned: bool) -> list:
+    def visit(name: str, arg_layouts: list, planned: bool) -> list:
         f = funcs.get(name)
         if f is None or not f.regions[0].blocks or name in done:
             return []
@@ -243,7 +242,6 @@ def _simulate(funcs: dict, n: int, model: CostModel, training: bool, forced: dic
         block = f.regions[0].blocks[0]
         public = "sym_visibility" not in f.attributes
         layouts = dict(zip(block.arguments, arg_layouts))
-        params = {a for a, p in zip(block.arguments, arg_params) if p}
         results: list = []
         for op in walk_ops(f, [], lambda o: True):
             if op.name == "func.return":
@@ -251,11 +249,7 @@ def _simulate(funcs: dict, n: int, model: CostModel, training: bool, forced: dic
                 continue
             callee = _callee(op)
             if callee is not None:
-                is_param = [v in params for v in op.operands]
-                if op.name == "mindir.grad" and "grad_position" in op.attributes:
-                    pos = set(ir.DenseI64ArrayAttr(op.attributes["grad_position"]))
-                    is_param = [i in pos for i in range(len(op.operands))]
-                outs = visit(callee, [layouts.get(v) for v in op.operands], is_param,
+                outs = visit(callee, [layouts.get(v) for v in op.operands],
                              planned or op.name == "mindir.grad")
                 if op.name == "func.call":
                     layouts.update(zip(op.results, outs))
@@ -267,13 +261,6 @@ def _simulate(funcs: dict, n: int, model: CostModel, training: bool, forced: dic
             cands = choices(op, layouts, n, model, training, returned)
             if not cands:
                 continue
-            if training:   # a split parameter's update is gathered (parameters stay whole)
-                for c in cands:
-                    for v, cuts in zip(op.operands, c.strategy):
-                        if v in params and any(k != 1 for k in cuts):
-                            g = model.collective(_nbytes(v) * (n - 1) / n)
-                            c.parts["param_gather"] = c.parts.get("param_gather", 0.0) + g
-                            c.cost += g
             k = forced.get(len(decisions))
             best = cands[k] if k is not None else \
                 min(cands, key=lambda c: c.cost) if greedy else cands[0]
@@ -283,7 +270,7 @@ def _simulate(funcs: dict, n: int, model: CostModel, training: bool, forced: dic
 
     for name, f in funcs.items():
         if "sym_visibility" not in f.attributes:
-            visit(name, [], [], not training)   # training: the forward (under mindir.grad)
+            visit(name, [], not training)   # training: the forward (under mindir.grad)
     return decisions
 
 

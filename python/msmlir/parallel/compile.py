@@ -13,14 +13,39 @@ dumps every stage as for the CPU path.
 `set_auto_parallel_context(parallel_mode=SEMI_AUTO_PARALLEL)` (this module
 registers `compile_graph` in frontend/trace.py's GRAPH_COMPILERS when
 imported; msmlir.context imports it): the result, a `ShardedModule`, is
-called like a CompiledModule with the whole arrays (MindSpore's `full_batch=True`: every
-rank feeds the same batch). It cuts this rank's slice of each input (the
-split dim is where the rank's argument type is 1/n of the global one),
-returns the results whole (compiled all_gathers: results without a strategy
-are replicated) and copies the updated parameters (written-back results,
-replicated too) into the caller's arrays, so every rank keeps whole,
-identical parameters after each step (MindSpore keeps only the slices; here
-the slices are re-gathered each step).
+called like a CompiledModule. Its inputs:
+
+  - full_batch=True: every rank feeds the same, whole arrays; the module cuts
+    this rank's slice of each (the split dim is where the rank's argument
+    type is 1/n of the global one);
+  - full_batch=False (MindSpore's default, data from a distributed data set):
+    each rank feeds its own slice of the batch. `per_rank_specs` (a
+    JIT_ARG_HOOK of frontend/trace.py) traces the graph for the global batch,
+    dim 0 of every array argument times n, and those arguments get
+    MindSpore's "data_parallel" dataset strategy (dim 0 split over the
+    ranks), so the rank's function takes exactly the slice it is fed, in
+    rank order: the step computes what one process computes on the
+    concatenation of the ranks' batches (strategies that want the batch
+    whole get it by a compiled all_gather). Every such graph is sharded,
+    with or without strategies (data parallel by default).
+
+Results come back whole (compiled all_gathers: results without a strategy
+are replicated), except, under full_batch=False, those as long as the global
+batch (dim 0): the rank's rows of them, as it fed the inputs (a heuristic:
+any result whose dim 0 equals the global batch is taken for a batch).
+
+Parameters (MindSpore's layout: a split parameter lives sliced): each
+updated parameter is returned with its argument's sharding
+(passes/parallel/partition.py), so a parameter the program splits comes
+back as the rank's slice, with no gather. On the first call
+(`ShardedDispatcher.keep_slices`) such a Parameter's data is replaced by
+its slice (`set_data(..., slice_shape=True)`, `_msmlir_global_shape` keeps
+the whole shape for tracing, frontend/trace.py's Frame.value) and from then
+on it is fed and updated in place as a slice: per rank, the split
+parameters and the optimizer state that follows them take 1/n of the
+memory. Graphs compiled later take a sliced parameter in its stored layout
+(an argument strategy). `msmlir.parallel.gather_parameter` rebuilds the
+whole value.
 """
 from __future__ import annotations
 
@@ -30,7 +55,7 @@ import numpy as np
 from mlir import ir
 
 from .. import compiler
-from ..frontend.trace import GRAPH_COMPILERS
+from ..frontend.trace import GRAPH_COMPILERS, JIT_ARG_HOOKS, TensorSpec
 from ..runtime.compiled_module import CompiledModule, Signature, host_callbacks_of
 from msmlir.passes import run_pipeline
 from msmlir.passes.parallel.pipeline import shard_lowering_stages
@@ -38,7 +63,7 @@ from msmlir.passes.registry import get_pass, parse_options
 
 from .annotate import ARG_STRATEGY, DEVICE_NUM, IN_STRATEGY, OUT_STRATEGY
 
-STRATEGY_KEYS = (IN_STRATEGY, OUT_STRATEGY, ARG_STRATEGY)
+STRATEGY_KEYS = (IN_STRATEGY, OUT_STRATEGY, ARG_STRATEGY, "mindir.sharding_hint")
 
 
 class ShardingError(ValueError):
@@ -56,14 +81,18 @@ def _public_functions(module: ir.Module):
             yield op.operation
 
 
-def _replicate_results(f: ir.Operation) -> None:
-    """Results without a `mindir.strategy` get the replicated one (whole on
-    every rank); written-back parameters included."""
+def _replicate_results(f: ir.Operation, fixed: dict) -> None:
+    """Results get their strategy of `fixed` ({index: cuts}), those without
+    one and without a `mindir.strategy` the replicated one (whole on every
+    rank); written-back parameters included (partition.py gives those their
+    argument's)."""
     ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
     old = list(ir.ArrayAttr(f.attributes["res_attrs"])) if "res_attrs" in f.attributes else []
     dicts = []
     for i, t in enumerate(ftype.results):
         d = {n.name: n.attr for n in ir.DictAttr(old[i])} if i < len(old) else {}
+        if i in fixed:
+            d[ARG_STRATEGY] = ir.DenseI64ArrayAttr.get(fixed[i])
         if ARG_STRATEGY not in d and isinstance(t, ir.RankedTensorType):
             d[ARG_STRATEGY] = ir.DenseI64ArrayAttr.get([1] * ir.RankedTensorType(t).rank)
         dicts.append(ir.DictAttr.get(d))
@@ -71,10 +100,12 @@ def _replicate_results(f: ir.Operation) -> None:
 
 
 def compile_sharded(module: ir.Module, device_num: int = 0, opt_level: int = 3,
-                    timings: dict | None = None) -> CompiledModule:
+                    timings: dict | None = None, results: dict | None = None) -> CompiledModule:
     """Lowers `module` in place through msmlir-cpu-shard-pipeline and
     JIT-compiles it; `compiled.global_signatures` are the public functions'
-    signatures before partitioning (whole arrays)."""
+    signatures before partitioning (whole arrays). `results`: function name
+    -> {result index: cuts}, set after the graph preparation (which adds the
+    written-back results)."""
     timings = {} if timings is None else timings
     options = parse_options(get_pass("msmlir-cpu-pipeline"), None)
     t = time.perf_counter()
@@ -84,7 +115,8 @@ def compile_sharded(module: ir.Module, device_num: int = 0, opt_level: int = 3,
             if device_num and DEVICE_NUM not in f.attributes:
                 f.attributes[DEVICE_NUM] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
                                                               device_num)
-            _replicate_results(f)
+            fname = ir.StringAttr(f.attributes["sym_name"]).value
+            _replicate_results(f, (results or {}).get(fname, {}))
             f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         global_signatures = _signatures(module)
         callbacks = host_callbacks_of(module)
@@ -134,44 +166,83 @@ def _block(a: np.ndarray, dim, rank: int, n: int) -> np.ndarray:
 
 
 class ShardedDispatcher:
-    """The call path of one sharded function on the whole arrays (`sig`: its
-    global signature): slices in, whole results out, parameters written back."""
+    """The call path of one sharded function (`sig`: the arrays it is fed):
+    slices in, whole results out, parameters written back.
 
-    def __init__(self, compiled: CompiledModule, name: str, rank: int, n: int):
+    Fed as they are (the rank's slices, `stored`): the per-rank arguments
+    (full_batch=False) and the parameters the program splits (updated ones,
+    and those an earlier graph left sliced), whose slices each rank keeps;
+    every other argument is fed whole and cut here."""
+
+    def __init__(self, compiled: CompiledModule, name: str, rank: int, n: int,
+                 per_rank=(), params: dict | None = None):
         g, l = compiled.global_signatures[name], compiled.signatures[name]
-        self.sig = g
+        self.global_sig = g
         self.dims = split_dims(g, l, n, name)
-        self.rank, self.n = rank, n
+        for i in per_rank:
+            if self.dims[i] != 0:
+                raise ShardingError(f"{name}: argument {i}, fed per rank (full_batch=False), "
+                                    f"is {list(l.inputs[i][0])} on a rank, not dim 0 of "
+                                    f"{list(g.inputs[i][0])} cut in {n}")
         for r, a in g.writeback:
-            if l.outputs[r][0] != g.inputs[a][0]:
+            if l.outputs[r][0] != l.inputs[a][0]:
                 raise ShardingError(f"{name}: the updated parameter {a} is "
-                                    f"{list(l.outputs[r][0])} on a rank, expected it whole")
+                                    f"{list(l.outputs[r][0])} on a rank but taken as "
+                                    f"{list(l.inputs[a][0])}")
+        params = params or {}
+        split = {i for i, d in enumerate(self.dims) if d is not None}
+        self.params = {i: p for i, p in params.items() if i in split and (
+            any(a == i for _, a in g.writeback) or sliced(p))}
+        stored = set(per_rank) | set(self.params)
+        self.sig = Signature([l.inputs[i] if i in stored else g.inputs[i]
+                              for i in range(len(g.inputs))], l.outputs, g.writeback)
+        self.feed = [None if i in stored else d for i, d in enumerate(self.dims)]
+        self.rank, self.n = rank, n
         self.writeback = tuple(g.writeback)
         written = {r for r, _ in g.writeback}
         self.returned = tuple(i for i in range(len(g.outputs)) if i not in written)
         # the rank's code writes nothing back itself: its updated parameters
-        # come back whole and go to the caller's (whole) arrays
+        # (slices or whole) go to the caller's arrays
         compiled.signatures[name] = Signature(l.inputs, l.outputs, [])
         self.inner = compiled.dispatcher(name)
 
+    def keep_slices(self, arrays: list) -> None:
+        """The first call: the split parameters still whole become their
+        rank's slices (Parameter.set_data), which the caller feeds from then on."""
+        for i, p in self.params.items():
+            whole = self.global_sig.inputs[i][0]
+            if tuple(arrays[i].shape) != tuple(whole):
+                continue
+            p.set_data(_block(arrays[i], self.dims[i], self.rank, self.n), slice_shape=True)
+            p._msmlir_global_shape = tuple(whole)
+            arrays[i] = p.asnumpy()
+
     def __call__(self, arrays):
-        local = [_block(a, d, self.rank, self.n) for a, d in zip(arrays, self.dims)]
+        local = [_block(a, d, self.rank, self.n) for a, d in zip(arrays, self.feed)]
         outs = self.inner(local)
         for r, a in self.writeback:
             np.copyto(arrays[a], outs[r])
         return tuple(outs[j] for j in self.returned)
 
 
+def sliced(p) -> bool:
+    """Whether Parameter p holds only this rank's slice (a sharded graph split it)."""
+    return getattr(p, "_msmlir_global_shape", None) is not None
+
+
 class ShardedModule:
     """A CompiledModule's interface (`call`, `dispatcher`) over the sharded
-    functions of one compiled module, on whole arrays."""
+    functions of one compiled module."""
 
-    def __init__(self, compiled: CompiledModule, rank: int, n: int):
+    def __init__(self, compiled: CompiledModule, rank: int, n: int, per_rank: dict | None = None,
+                 params: dict | None = None):
         self.compiled = compiled
         self.timings = getattr(compiled, "timings", {})
-        self.signatures = compiled.global_signatures
-        self._dispatchers = {name: ShardedDispatcher(compiled, name, rank, n)
+        per_rank, params = per_rank or {}, params or {}
+        self._dispatchers = {name: ShardedDispatcher(compiled, name, rank, n,
+                                                     per_rank.get(name, ()), params.get(name))
                              for name in list(compiled.global_signatures)}
+        self.signatures = {name: d.sig for name, d in self._dispatchers.items()}
 
     def dispatcher(self, name: str) -> ShardedDispatcher:
         return self._dispatchers[name]
@@ -179,6 +250,8 @@ class ShardedModule:
     def call(self, name: str, *args):
         from ..runtime.compiled_module import checked_arguments
         d = self._dispatchers[name]
+        args = [np.asarray(a) for a in args]
+        d.keep_slices(args)
         return d(checked_arguments(name, args, d.sig))
 
 
@@ -216,55 +289,148 @@ def ranks(device_num: int | None = None) -> tuple[int, int]:
     return mpi.rank(), n
 
 
-def compile_graph(text: str, parse, timings: dict) -> ShardedModule | None:
+def compile_graph(text: str, parse, timings: dict, lowered=None) -> ShardedModule | None:
     """The graph compiler msmlir.parallel plugs into frontend/trace.py
-    (`GRAPH_COMPILERS`): the jit graphs `wants_sharding` picks, else None."""
-    if not wants_sharding(text):
+    (`GRAPH_COMPILERS`): the jit graphs `wants_sharding` picks, and those
+    traced for per-rank batches (full_batch=False), else None."""
+    per_rank = tuple(getattr(lowered, "per_rank_args", ()))
+    if not per_rank and not wants_sharding(text):
         return None
-    check_full_batch()
-    return compile_lowered(parse, timings)
+    return compile_lowered(parse, timings, lowered)
 
 
-def check_full_batch() -> None:
-    """Sharded graphs take the whole batch on every rank (MindSpore's
-    full_batch=True) and cut each rank's slice themselves; with MindSpore's
-    default full_batch=False each rank would feed its own part of the batch,
-    which these graphs would take for the whole one: refused, not computed."""
+def per_rank_specs(specs: list, per_rank: list) -> list:
+    """JIT_ARG_HOOK (frontend/trace.py): under semi-auto/auto parallel with
+    full_batch=False, a jit call's array arguments (rank >= 1) are this rank's
+    slices of the batch: the graph is traced for the global batch (dim 0
+    times the ranks) and their indices go to `per_rank`."""
     from ..common.context import get_auto_parallel_context
-    if not get_auto_parallel_context("full_batch"):
-        raise ShardingError("semi-auto/auto parallel graphs take the whole batch on every rank: "
-                            "call set_auto_parallel_context(full_batch=True) and feed every rank "
-                            "the same data (per-rank slices of the batch, full_batch=False, are "
-                            "not supported yet)")
+    if parallel_mode() is None or get_auto_parallel_context("full_batch"):
+        return specs
+    _, n = mesh()
+    _check_same_batches(specs)
+    out = []
+    for i, s in enumerate(specs):
+        if len(s.shape) >= 1:
+            s = TensorSpec((s.shape[0] * n,) + tuple(s.shape[1:]), s.dtype)
+            per_rank.append(i)
+        out.append(s)
+    return out
 
 
-def compile_lowered(parse, timings: dict) -> ShardedModule:
-    """A jit graph (its mindir module from `parse()`) compiled for this rank
-    under the auto-parallel context (see the module docstring)."""
+def _check_same_batches(specs: list) -> None:
+    """The ranks must feed slices of the same types (else each would compile
+    a different program and their collectives would not match): checked with
+    one MPI_Allgather of a digest, and the shapes exchanged if they differ."""
+    import zlib
+
+    from ..runtime import mpi
+    if mpi.size() == 1:
+        return
+    mine = [(tuple(s.shape), s.dtype.name) for s in specs]
+    digests = mpi.allgather_ints([zlib.crc32(repr(mine).encode())])
+    if all(d == digests[0] for d in digests):
+        return
+    code = [len(mine)] + [x for shape, _ in mine for x in (len(shape), *shape)]
+    code = (code + [-1] * 64)[:64]
+    rows = mpi.allgather_ints(code)
+
+    def show(row):
+        shapes, k = [], 1
+        for _ in range(row[0]):
+            if k >= len(row) or row[k] < 0:
+                shapes.append("...")
+                break
+            shapes.append(str(row[k + 1:k + 1 + row[k]]))
+            k += 1 + row[k]
+        return ", ".join(shapes)
+    ranks_ = "; ".join(f"rank {r}: {show(row)}" for r, row in enumerate(rows))
+    raise ShardingError("full_batch=False: every rank must feed a slice of the same shape and "
+                        f"dtype (its part of the global batch), but they differ ({ranks_})")
+
+
+def mesh() -> tuple[int, int]:
+    """(rank, n) of the auto-parallel context's 1-D device mesh."""
     from ..common.context import get_auto_parallel_context
     device_num = get_auto_parallel_context("device_num")
-    rank, n = ranks(device_num if device_num and device_num > 1 else None)
+    return ranks(device_num if device_num and device_num > 1 else None)
+
+
+def _arg_strategies(module: ir.Module, name: str, fixed: dict) -> None:
+    """Arguments of the public function `name` get fixed strategies ({index:
+    cuts}): MindSpore's data_parallel dataset strategy for the per-rank
+    arguments, the stored layout for the parameters already sliced."""
+    for f in _public_functions(module):
+        if ir.StringAttr(f.attributes["sym_name"]).value != name:
+            continue
+        ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+        old = list(ir.ArrayAttr(f.attributes["arg_attrs"])) if "arg_attrs" in f.attributes else []
+        dicts = []
+        for i in range(len(ftype.inputs)):
+            d = {a.name: a.attr for a in ir.DictAttr(old[i])} if i < len(old) else {}
+            if i in fixed:
+                d[ARG_STRATEGY] = ir.DenseI64ArrayAttr.get(fixed[i])
+            dicts.append(ir.DictAttr.get(d))
+        f.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
+
+
+def compile_lowered(parse, timings: dict, lowered=None) -> ShardedModule:
+    """A jit graph (its mindir module from `parse()`; `lowered`: its
+    frontend Lowered, for the per-rank arguments and the Parameters) compiled
+    for this rank under the auto-parallel context (see the module docstring)."""
+    rank, n = mesh()
     module = parse()
     if parallel_mode() == "auto_parallel":
         from .auto import plan
         with module.context:
             plan(module, n)
+    per_rank, params, args, results = (), {}, {}, {}
+    name = getattr(lowered, "name", None)
+    if lowered is not None:
+        per_rank = tuple(lowered.per_rank_args)
+        with module.context:
+            sig = _signatures(module)[name]
+        first = len(sig.inputs) - len(lowered.params)
+        params = {first + j: p for j, p in enumerate(lowered.params)}
+        for i in per_rank:
+            args[i] = [n] + [1] * (len(sig.inputs[i][0]) - 1)
+        for i, p in params.items():
+            if sliced(p):
+                local, whole = tuple(p.shape), p._msmlir_global_shape
+                args[i] = [w // l_ for l_, w in zip(local, whole)]
+        # full_batch=False: a result as long as the global batch is the rank's rows
+        batches = {sig.inputs[i][0][0] for i in per_rank}
+        for j, (shape, _) in enumerate(sig.outputs):
+            if len(shape) >= 1 and shape[0] in batches:
+                results[j] = [n] + [1] * (len(shape) - 1)
+    if args:
+        with module.context:
+            _arg_strategies(module, name, args)
     try:
-        compiled = compile_sharded(module, n, timings=timings)
+        compiled = compile_sharded(module, n, timings=timings, results={name: results})
     except ir.MLIRError as e:
         raise ShardingError(diagnostics(e)) from None
-    return ShardedModule(compiled, rank, n)
+    return ShardedModule(compiled, rank, n, {name: per_rank}, {name: params})
 
 
 def diagnostics(e: ir.MLIRError) -> str:
-    """'file:line:col: error: message' per diagnostic (the op's location)."""
+    """'file:line:col: error: message' per diagnostic, at the user's line: the
+    innermost frame of the op's call-site location outside msmlir's own
+    sources (an op of a Cell's construct is at the construct's line, not at
+    the train step's public function)."""
+    import os
     import re
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     lines = []
     for d in getattr(e, "error_diagnostics", []) or []:
-        loc = re.sub(r'^loc\("(.*)":(\d+):(\d+)\)$', r"\1:\2:\3", str(d.location))
-        lines.append(f"{loc}: error: {d.message}")
+        frames = re.findall(r'"([^"]*)":(\d+):(\d+)', str(d.location))
+        user = [f for f in frames if not os.path.abspath(f[0]).startswith(package + os.sep)]
+        where = ":".join((user or frames)[0]) if frames else str(d.location)
+        lines.append(f"{where}: error: {d.message}")
     return "\n".join(lines) or str(e)
 
 
 if compile_graph not in GRAPH_COMPILERS:
     GRAPH_COMPILERS.append(compile_graph)
+if per_rank_specs not in JIT_ARG_HOOKS:
+    JIT_ARG_HOOKS.append(per_rank_specs)

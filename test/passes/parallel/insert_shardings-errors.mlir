@@ -57,3 +57,21 @@ func.func @arg(%x: tensor<4xf32> {mindir.strategy = array<i64: 3>}) -> tensor<4x
 func.func @no_device_num(%x: tensor<4xf32> {mindir.strategy = array<i64: 2>}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @hint_not_divisible(%x: tensor<5x4xf32>) -> tensor<5x4xf32>
+    attributes {mindir.device_num = 2 : i64} {
+  // expected-error @+1 {{bad sharding strategy: strategy (2, 1) of the hinted value: dim 0 (size 5) is not divisible by its cut 2}}
+  %0 = mindir.sharding_hint %x {strategy = array<i64: 2, 1>} : tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
+
+// -----
+
+func.func @hint_rank(%x: tensor<4x4xf32>) -> tensor<4x4xf32>
+    attributes {mindir.device_num = 2 : i64} {
+  // expected-error @+1 {{bad sharding strategy: strategy (2,) of the hinted value has 1 cut(s), but the tensor has rank 2 (tensor<4x4xf32>)}}
+  %0 = mindir.sharding_hint %x {strategy = array<i64: 2>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}

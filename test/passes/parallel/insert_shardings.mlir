@@ -48,3 +48,19 @@ func.func @plain(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = mindir.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// A sharding hint (Cell.shard's in/out strategies, parameter_plan): a layout
+// constraint, the value laid out by the strategy and its users seeing it.
+// CHECK-LABEL: func.func @hint
+// CHECK-NOT:     mindir.sharding_hint
+// CHECK:         %[[S:.*]] = shard.sharding @msmlir_grid split_axes = {{\[\[0\]\]}}
+// CHECK:         %[[D:.*]] = shard.shard %arg0 to %[[S]] : tensor<8x4xf32>
+// CHECK:         %[[S2:.*]] = shard.sharding @msmlir_grid split_axes = {{\[\[0\]\]}}
+// CHECK:         %[[U:.*]] = shard.shard %[[D]] to %[[S2]] annotate_for_users : tensor<8x4xf32>
+// CHECK:         mindir.relu %[[U]]
+// CHECK-NOT:     mindir.sharding_hint
+func.func @hint(%x: tensor<8x4xf32>) -> tensor<8x4xf32> attributes {mindir.device_num = 2 : i64} {
+  %0 = mindir.sharding_hint %x {strategy = array<i64: 2, 1>} : tensor<8x4xf32>
+  %1 = mindir.relu %0 : tensor<8x4xf32>
+  return %1 : tensor<8x4xf32>
+}

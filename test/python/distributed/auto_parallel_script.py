@@ -7,6 +7,7 @@ import numpy as np
 import msmlir as ms
 from msmlir import nn, ops, Tensor, Parameter
 from msmlir import communication as comm
+from msmlir.parallel import gather_parameter
 
 comm.init()
 rank, size = comm.get_rank(), comm.get_group_size()
@@ -51,7 +52,7 @@ for shape, dims in CASES:
     net, step, losses = train(shape)
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=1e-6, err_msg=str(shape))
     for p, q in zip(net.trainable_params(), ref.trainable_params()):
-        np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6,
+        np.testing.assert_allclose(gather_parameter(p), q.asnumpy(), rtol=1e-5, atol=1e-6,
                                    err_msg=f"{shape} {p.name}")
     (lowered,) = step._graph_fn()._cache.values()
     d = lowered.compiled.dispatcher(lowered.name)
