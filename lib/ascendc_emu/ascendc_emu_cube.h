@@ -111,15 +111,25 @@ __aicore__ inline void Mmad(const LocalTensor<TC>& c, const LocalTensor<TA>& a, 
   emu::counters()[emu::kMmadMacs] += uint64_t(p.m) * p.n * p.k;
 }
 
+enum class QuantMode_t : int { NoQuant, F322F16 };
 struct FixpipeParamsV220 {
   uint16_t nSize = 0, mSize = 0, srcStride = 0; uint32_t dstStride = 0; bool nz2ndEn = true;
+  QuantMode_t quantPre = QuantMode_t::NoQuant;
   FixpipeParamsV220() = default;
-  FixpipeParamsV220(uint16_t n, uint16_t m, uint16_t ss, uint32_t ds, bool nz) : nSize(n), mSize(m), srcStride(ss), dstStride(ds), nz2ndEn(nz) {}
+  FixpipeParamsV220(uint16_t n, uint16_t m, uint16_t ss, uint32_t ds, bool nz, QuantMode_t q = QuantMode_t::NoQuant)
+      : nSize(n), mSize(m), srcStride(ss), dstStride(ds), nz2ndEn(nz), quantPre(q) {}
 };
 // L0C (NZ, srcStride = rows of the NZ matrix) -> GM (ND, row pitch dstStride elements).
-template <typename T>
-__aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const FixpipeParamsV220& p) {
+// f32 L0C -> f16 GM converts on the way (round to nearest), and only with quantPre = F322F16.
+template <typename TD, typename T>
+__aicore__ inline void Fixpipe(const GlobalTensor<TD>& dst, const LocalTensor<T>& src, const FixpipeParamsV220& p) {
   const char* api = "Fixpipe(L0C->GM)";
+  constexpr bool convert = !std::is_same<TD, T>::value;
+  if (convert && !(std::is_same<T, float>::value && std::is_same<TD, half>::value))
+    emu::fail(api, "only f32 -> f16 conversion is emulated");
+  if (convert != (p.quantPre == QuantMode_t::F322F16))
+    emu::fail(api, convert ? "an f32 -> f16 Fixpipe needs quantPre = QuantMode_t::F322F16"
+                           : "quantPre = F322F16 needs an f16 destination");
   if (src.hw() != emu::Hardware::L0C) emu::fail(api, "source must be in L0C (CO1)");
   if (!p.nz2ndEn) emu::fail(api, "only nz2ndEn = true is emulated");
   if (p.srcStride < p.mSize || p.srcStride % 16) emu::fail(api, "srcStride must be >= mSize and a multiple of 16");
@@ -127,9 +137,9 @@ __aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<T>&
   for (uint64_t i = 0; i < p.mSize; ++i) {
     dst.check(i * p.dstStride, p.nSize, api);
     for (uint64_t j = 0; j < p.nSize; ++j)
-      dst.GetPhyAddr()[i * p.dstStride + j] = src.data()[((j / 16) * p.srcStride + i) * 16 + j % 16];
+      dst.GetPhyAddr()[i * p.dstStride + j] = TD(src.data()[((j / 16) * p.srcStride + i) * 16 + j % 16]);
   }
-  emu::count_copy(uint64_t(p.mSize) * p.nSize * sizeof(T));
+  emu::count_copy(uint64_t(p.mSize) * p.nSize * sizeof(TD));
 }
 
 }  // namespace AscendC

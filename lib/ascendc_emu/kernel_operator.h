@@ -18,7 +18,8 @@
 //   * vector instructions: UB operands only, 32-byte aligned start addresses,
 //     0 < count <= the operand's extent (Compare: count * sizeof(T) a multiple
 //     of 256 bytes);
-//   * GM accesses inside the buffer given to SetGlobalBuffer.
+//   * GM accesses inside the buffer given to SetGlobalBuffer;
+//   * Gather: byte offsets element-aligned and inside the source tensor.
 // Blocks run sequentially over blockDim (GetBlockIdx() is the current one);
 // on-chip memories are poisoned (0xFF bytes: NaN floats) before each block, so
 // reading data nothing wrote shows. `half` is GCC's _Float16.
@@ -305,6 +306,15 @@ class TQue : public emu::QueBase {
 
  private:
   bool owns(const emu::Slot* p) const { return !slots.empty() && p >= &slots.front() && p <= &slots.back(); }
+};
+
+// TQueBind<SRC, DST, DEPTH>: a queue whose buffers are allocated at SRC and
+// handed on to DST (VECIN -> VECOUT: the UB buffers of a copy-only kernel,
+// GM -> UB -> GM). The buffers live in SRC's memory.
+template <TPosition SRC, TPosition DST, int32_t DEPTH = 1>
+class TQueBind : public TQue<SRC, DEPTH> {
+ public:
+  __aicore__ inline TQueBind() = default;
 };
 
 template <TPosition POS = TPosition::VECCALC>
@@ -676,6 +686,32 @@ __aicore__ inline void Select(const LocalTensor<T>& dst, const LocalTensor<uint8
   if (mode != SELMODE::VSEL_TENSOR_TENSOR_MODE) emu::fail("Select", "only VSEL_TENSOR_TENSOR_MODE is emulated");
   const uint8_t* m = mask.data(); T* d = dst.data(); const T* x = a.data(); const T* y = b.data();
   for (uint32_t i = 0; i < count; ++i) d[i] = ((m[i / 8] >> (i % 8)) & 1) ? x[i] : y[i];
+  emu::count_vec(count);
+}
+
+// Gather: dst[i] = the element of src at byte offset srcOffset[i] + srcBaseAddr
+// (offsets in bytes, multiples of sizeof(T), inside src). A permutation of UB
+// data on the vector unit (window gathers of pooling, their inverse).
+template <typename T>
+__aicore__ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                              const LocalTensor<uint32_t>& srcOffset, const uint32_t srcBaseAddr,
+                              const uint32_t count) {
+  emu::check_vec("Gather", dst, count); emu::check_vec("Gather", srcOffset, count);
+  emu::check_vec("Gather", src, 1);
+  const uint32_t* off = srcOffset.data(); T* d = dst.data(); const uint8_t* x = src.raw();
+  const uint64_t extent = src.length() * sizeof(T);
+  std::vector<T> out(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t o = uint64_t(off[i]) + srcBaseAddr;
+    if (o % sizeof(T) != 0)
+      emu::fail("Gather", "offset " + std::to_string(o) + " of element " + std::to_string(i) +
+                              " is not a multiple of the element size");
+    if (o + sizeof(T) > extent)
+      emu::fail("Gather", "offset " + std::to_string(o) + " of element " + std::to_string(i) +
+                              " is outside the source's " + std::to_string(extent) + " bytes");
+    std::memcpy(&out[i], x + o, sizeof(T));
+  }
+  std::memcpy(d, out.data(), count * sizeof(T));
   emu::count_vec(count);
 }
 

@@ -7,11 +7,20 @@
                         last-axis (row) and first-axis (column) reductions; i1 as
                         f32 masks (Compare/Select), i32 inputs as f32 images
     cube.py             matmul kernels on the cube unit: GM -> L1 (ND -> NZ), L0A/L0B,
-                        Mmad into L0C, Fixpipe to GM
+                        Mmad into L0C, Fixpipe to GM; batched (batch strides, a shared
+                        A), f16 operands accumulating in f32 (Fixpipe F322F16)
+    conv.py             convolutions (forward, input and filter gradients) as groups:
+                        [filter permute / bias column] -> im2col (DataCopyPad runs)
+                        -> batched cube matmul -> [vector epilogue]
+    pool.py             max pooling and its gradient on the vector path (Gather
+                        tables, Compare/Select for the first maximum)
+    split.py            sums over the outer and inner axes (bias gradients) as a
+                        row-mode then a column-mode vector kernel
     group.py            matmul kernels with transposed operands / epilogues: a group
                         of kernels (transpose, cube, vector epilogue) over GM workspaces
-    scalar.py           the scalar fallback: any other kernel (convolutions, pooling,
-                        mixed-axis reductions, pads) as scalar loops over GM, one core
+    scalar.py           the scalar fallback: any other kernel (strided-width or dilated
+                        convolutions, padded pooling, middle-axis reductions, gathers)
+                        as scalar loops over GM, one core
     emit.py             Ascend C kernel, host tiling, launch stub, project layout
     cost.py             per-kernel report and the cost model
     lower_to_ascend.py  mskernel-lower-to-ascend: the pass

@@ -10,7 +10,13 @@ are assumptions for a 910B-class core, in core cycles):
                        transcendental / division instructions; per-row loops pay
                        one instruction per row, plus SCALAR cycles per
                        GetValue/SetValue
-  cube unit            m * n * k / CUBE_MACS cycles per Mmad (f32)
+  cube unit            m * n * k / CUBE_MACS cycles per Mmad (f32; CUBE_MACS_F16 for f16
+                       inputs accumulating in f32)
+
+  copy-only kernels    (conv.py's im2col / permute / bias column) per item its
+                       DataCopyPad calls and bytes, loads overlapping stores
+  Gather tables        built once per core: SCALAR cycles per SetValue, one
+                       vector instruction per Adds (pool.py, group.py)
 
 A tile costs mte2 (its input copies), vec and mte3 (its output copies). With
 double buffering (queues of depth 2) the three pipes overlap across tiles:
@@ -31,6 +37,7 @@ ISSUE = 8
 SLOW = 4
 SCALAR = 20
 CUBE_MACS = 1024
+CUBE_MACS_F16 = 4096           # the cube's native 16x16x16 f16 MACs per cycle
 _SLOW_OPS = {"Exp", "Ln", "Tanh", "Erf", "Div", "Sqrt", "Rsqrt", "Reciprocal", "Log1p", "Sin", "Cos"}
 
 
@@ -44,6 +51,10 @@ def estimate(plan: Plan) -> dict:
         return _cube_estimate(plan)
     if plan.transpose is not None:
         return _transpose_estimate(plan)
+    if plan.dma is not None:
+        return _dma_estimate(plan)
+    if plan.pool is not None:
+        return _pool_estimate(plan)
     if plan.scalar is not None:
         return {"cycles": int(plan.scalar["accesses"] * SCALAR), "mte2_per_tile": 0, "vector_per_tile": 0,
                 "mte3_per_tile": 0, "bound": "scalar fallback", "datacopy_calls": 0,
@@ -109,6 +120,9 @@ def report(plan: Plan) -> dict:
                     "tile": plan.cube["tile"]})
     elif plan.scalar is not None:
         out.update({"block_dim": 1, "tiles": 1, "tile": "scalar", "fallback_reason": plan.scalar["reason"]})
+    elif plan.dma is not None or plan.pool is not None:
+        d = plan.dma or plan.pool
+        out.update({"block_dim": d["tiling"]["blockDim"], "tiles": d["tiles"], "tile": d["tile"]})
     elif plan.transpose is not None:
         out.update({"block_dim": plan.transpose["tiling"]["blockDim"], "tiles": plan.transpose["tiles"],
                     "tile": plan.transpose["tile"]})
@@ -128,9 +142,11 @@ def format_report(r: dict) -> str:
 
 def _cube_estimate(plan: Plan) -> dict:
     t = plan.cube["tiling"]
+    f16 = plan.cube.get("dtype") == "f16"
+    es, macs = (2, CUBE_MACS_F16) if f16 else (F32, CUBE_MACS)
     bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
     ksteps = -(-t["K"] // bk)
-    per_k = 2 * DMA_LATENCY + (bm * bk + bk * bn) * F32 // MTE_BYTES + math.ceil(bm * bn * bk / CUBE_MACS)
+    per_k = 2 * DMA_LATENCY + (bm * bk + bk * bn) * es // MTE_BYTES + math.ceil(bm * bn * bk / macs)
     per_tile = ksteps * per_k + DMA_LATENCY + bm * bn * F32 // MTE_BYTES
     copies = t["tileNum"] * (ksteps * (2 + -(-bm // 16) + -(-bk // 16)) + 1)
     return {"cycles": int(t["tilesPerCore"] * per_tile), "mte2_per_tile": 0, "vector_per_tile": 0,
@@ -141,13 +157,57 @@ def _cube_estimate(plan: Plan) -> dict:
 def _transpose_estimate(plan: Plan) -> dict:
     t = plan.transpose["tiling"]
     tr, C = t["tileRows"], t["cols"]
+    rp = align_up(tr)
     mte2 = DMA_LATENCY + tr * C * F32 // MTE_BYTES
-    vec = 2 * tr * C * SCALAR
+    vec = _vec_cycles("Gather", C * rp)                                  # one Gather per tile
     mte3 = DMA_LATENCY + tr * C * F32 // MTE_BYTES
+    setup = rp * SCALAR + (C - 1) * _vec_cycles("Adds", rp)             # the table, once per core
     n = t["tilesPerCore"]
-    return {"cycles": int(mte2 + vec + mte3 + (n - 1) * max(mte2, vec, mte3)), "mte2_per_tile": mte2,
-            "vector_per_tile": vec, "mte3_per_tile": mte3, "bound": "scalar (element-wise transpose)",
-            "datacopy_calls": 2 * t["tileNum"], "vector_instructions_per_tile": 0}
+    return {"cycles": int(setup + mte2 + vec + mte3 + (n - 1) * max(mte2, vec, mte3)), "mte2_per_tile": mte2,
+            "vector_per_tile": vec, "mte3_per_tile": mte3,
+            "bound": max((mte2, "MTE2 (GM->UB)"), (vec, "vector"), (mte3, "MTE3 (UB->GM)"))[1] + " (transpose)",
+            "datacopy_calls": 2 * t["tileNum"], "vector_instructions_per_tile": 1}
+
+
+def _dma_estimate(plan: Plan) -> dict:
+    """A copy-only kernel (im2col, permute): per item its DataCopyPad calls
+    and bytes (in and out); double buffering overlaps an item's load with the
+    previous item's store, so the busiest core pays about half the calls."""
+    d = plan.dma
+    t = d["tiling"]
+    per_item = d["copies_per_item"] * DMA_LATENCY + d["bytes_per_item"] // MTE_BYTES
+    cycles = t["itemsPerCore"] * per_item // 2 + per_item // 2
+    return {"cycles": int(cycles), "mte2_per_tile": per_item // 2, "vector_per_tile": 0,
+            "mte3_per_tile": per_item // 2, "bound": f"MTE ({d['kind']} copies)",
+            "datacopy_calls": int(t["items"] * d["copies_per_item"]), "vector_instructions_per_tile": 0}
+
+
+def _pool_estimate(plan: Plan) -> dict:
+    """pool.py's kernels: per tile the copies, KH*KW Gathers and Maxes (and the gradient's
+    compare/select chain), double-buffered; the Gather tables once per core."""
+    p = plan.pool
+    t = p["tiling"]
+    tp, K = t["tilePlanes"], t["KH"] * t["KW"]
+    cnt = align_up(tp * t["OH"] * t["OW"], 64)
+    inb = tp * t["H"] * align_up(t["W"])
+
+    def vec(n, times=1):
+        return times * (ISSUE + math.ceil(n * F32 / VECTOR_BYTES))
+    grad = p["kind"] == "max_grad"
+    mte2 = DMA_LATENCY + tp * t["H"] * t["W"] * F32 // MTE_BYTES
+    v = vec(cnt, 2 * K - 1)                                             # gathers + maxes
+    if grad:
+        mte2 += DMA_LATENCY + tp * t["OH"] * t["OW"] * F32 // MTE_BYTES
+        v += vec(cnt, 8 * K) + vec(inb) + vec(8, 1)                    # gather, compare, select, 4 arith, ...
+    out = tp * (t["H"] * t["W"] if grad else t["OH"] * t["OW"])
+    mte3 = DMA_LATENCY + out * F32 // MTE_BYTES
+    n = t["tilesPerCore"]
+    setup = SCALAR * (K * cnt + (inb if grad else 0))                   # the Gather tables, once per core
+    cycles = setup + mte2 + v + mte3 + (n - 1) * max(mte2, v, mte3)
+    bound = max((mte2, "MTE2 (GM->UB)"), (v, "vector"), (mte3, "MTE3 (UB->GM)"))[1]
+    return {"cycles": int(cycles), "mte2_per_tile": int(mte2), "vector_per_tile": int(v), "mte3_per_tile": int(mte3),
+            "bound": bound, "datacopy_calls": int(t["tileNum"] * (3 if grad else 2)),
+            "vector_instructions_per_tile": (2 * K - 1) + (8 * K + 2 if grad else 0)}
 
 
 def _group_report(plan: Plan) -> dict:

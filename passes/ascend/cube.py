@@ -1,5 +1,6 @@
-"""Cube kernels: a plain f32 matmul kernel (fill 0 + linalg.matmul) as Ascend
-C on the cube unit (no pass).
+"""Cube kernels: a plain matmul kernel (fill 0 + linalg.matmul or
+linalg.batch_matmul; f32, or f16 operands accumulating in f32) as Ascend C
+on the cube unit (no pass).
 
 Per output tile of baseM x baseN (tiles split over the cube cores by
 GetBlockIdx), for each K step of baseK: A and B tiles GM (ND) -> L1 (A1/B1)
@@ -7,13 +8,18 @@ with DataCopy(..., Nd2NzParams) (ND -> NZ), L1 -> L0A/L0B with LoadData, one
 fractal row at a time (NZ -> zZ), Mmad into L0C (the first K step
 initialises C, the others accumulate), then Fixpipe L0C -> GM (NZ -> ND).
 Every move goes through a TQue (AllocTensor / EnQue / DeQue / FreeTensor).
+Batched products loop over the batch inside the tile index (tiles = batch x
+M tiles x N tiles over the cores), each operand with its own batch stride
+and row pitch (conv.py's A has batch stride 0; a transposed result is a row
+pitch). f16 operands use fractals of 16 x 16 (C0 = 16) and accumulate in f32
+in L0C; an f16 result is converted by Fixpipe (QuantMode_t::F322F16).
 The layouts are those lib/ascendc_emu/ascendc_emu_cube.h documents.
 Base sizes: baseM = baseN = min(128, dim rounded to 16), baseK = min(64, K
-rounded to 8): A2 and B2 take 32 KiB of the 64 KiB L0A/L0B, C 64 KiB of the
+rounded to 8) (f16: min(128, K rounded to 16)): A2 and B2 take 32 KiB of the 64 KiB L0A/L0B, C 64 KiB of the
 128 KiB L0C. L1/L0 buffers are single (queues of depth 1: no double
 buffering on the cube side yet). Transposed operands and fused epilogues are
-group.py's (extra vector kernels over GM workspaces); batched matmuls are
-not emitted (Unsupported).
+group.py's (extra vector kernels over GM workspaces); batched matmuls with
+transposed operands or epilogues are not emitted (Unsupported).
 """
 from __future__ import annotations
 
@@ -49,8 +55,68 @@ def matmul_parts(fn):
     return mm, info, others
 
 
+def _etype(v) -> str:
+    et = ir.RankedTensorType(v.type).element_type
+    return "f16" if isinstance(et, ir.F16Type) else "f32" if isinstance(et, ir.F32Type) else str(et)
+
+
+def direct_product(fn):
+    """(op, batch, M, N, K, input dtype, result dtype) when the kernel is exactly
+    C = A @ B of its two arguments as linalg.matmul / linalg.batch_matmul
+    accumulating into a zero f32 tensor, with f32 or f16 operands, the result
+    possibly truncated to f16; else None."""
+    block = fn.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    mms = [op for op in ops if op.name in ("linalg.matmul", "linalg.batch_matmul")]
+    if len(mms) != 1:
+        return None
+    mm = mms[0]
+    args = list(block.arguments)
+    if len(args) != 2 or list(mm.operands)[:2] != args or _const_scalar(mm.operands[2]) != 0.0:
+        return None
+    ta, tb, tc = (_etype(v) for v in mm.operands)
+    if ta != tb or ta not in ("f32", "f16") or tc != "f32":
+        return None
+    if "indexing_maps" in mm.attributes:            # linalg.matmul with explicit (transposed) maps
+        return None
+    ret = ops[-1]
+    if len(ret.operands) != 1:
+        return None
+    res, out = ret.operands[0], "f32"
+    if res != mm.results[0]:
+        trunc = res.owner.operation if not isinstance(res.owner, ir.Block) else None
+        if trunc is None or trunc.name != "linalg.generic" or list(trunc.operands)[:1] != [mm.results[0]]:
+            return None
+        body = [o.operation for o in trunc.regions[0].blocks[0].operations]
+        if len(trunc.operands) != 2 or [o.name for o in body] != ["arith.truncf", "linalg.yield"] or \
+                _etype(trunc.results[0]) != "f16":
+            return None
+        out = "f16"
+    others = [op for op in ops if op.name not in ("arith.constant", "tensor.empty", "linalg.fill", "func.return",
+                                                  "linalg.generic") and op != mm]
+    if others or sum(op.name == "linalg.generic" for op in ops) != (out == "f16"):
+        return None
+    sa, sb = (ir.RankedTensorType(v.type).shape for v in args)
+    batch = sa[0] if mm.name == "linalg.batch_matmul" else 1
+    M, K = sa[-2:]
+    N = sb[-1]
+    return mm, batch, M, N, K, ta, out
+
+
 def plan_matmul(fn, kernel, *, soc, cores, model):
-    """A kernel that is exactly C = A @ B (plain operands) -> one cube kernel."""
+    """A kernel that is exactly C = A @ B (plain operands; batched, f16
+    operands) -> one cube kernel."""
+    d = direct_product(fn)
+    if d is not None:
+        mm, batch, M, N, K, dtype, out = d
+        plan = cube_plan(M, N, K, kernel, ir.StringAttr(fn.attributes["sym_name"]).value, kind_of(fn), soc=soc,
+                         cores=cores, model=model, batch=batch, dtype=dtype)
+        if out == "f16":
+            plan.cube["out_dtype"] = "f16"
+            plan.shapes["out_dtypes"] = ["float16"]
+        return plan
+    if any(op.operation.name == "linalg.batch_matmul" for op in fn.regions[0].blocks[0].operations):
+        raise Unsupported("a batched matmul with transposed operands or an epilogue")
     mm, info, others = matmul_parts(fn)
     if info.a_km or info.b_nk:
         raise Unsupported("a matmul with a transposed operand")
@@ -66,40 +132,76 @@ def plan_matmul(fn, kernel, *, soc, cores, model):
                      kind_of(fn), soc=soc, cores=cores, model=model)
 
 
-def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc, cores, model) -> Plan:
-    """The cube kernel of C[M, N] = A[M, K] @ B[K, N] (all row-major in GM)."""
-    bm, bn, bk = min(128, _al(M, 16)), min(128, _al(N, 16)), min(64, _al(K, 8))
-    l0a, l0b, l0c = bm * bk * F32, _al(bk, 16) * _al(bn, 8) * F32, bm * bn * F32
-    l1 = bm * bk * F32 + _al(bk, 16) * bn * F32
+def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc, cores, model,
+              batch: int = 1, layout: dict | None = None, dtype: str = "f32", in_shapes=None,
+              out_shape=None) -> Plan:
+    """The cube kernel of C_b[M, N] = A_b[M, K] @ B_b[K, N] for b < batch (all
+    row-major in GM). `layout`: batch strides sA/sB/sC (sA = 0: one A for
+    every batch, a convolution's filter) and row pitches lda/ldb/ldc, in
+    elements (default: dense). `dtype` "f16": A and B are half, the product
+    accumulates in f32 in L0C (the cube's native mode) and C is f32."""
+    lay = {"sA": M * K, "sB": K * N, "sC": M * N, "lda": K, "ldb": N, "ldc": N}
+    lay.update(layout or {})
+    for key in ("lda", "ldb"):
+        if lay[key] > 65535:
+            raise Unsupported(f"a row pitch of {lay[key]} elements (Nd2NzParams.srcDValue is 16 bits)")
+    es = 2 if dtype == "f16" else F32
+    c0 = 32 // es
+    bm, bn = min(128, _al(M, 16)), min(128, _al(N, 16))
+    bk = min(128 if dtype == "f16" else 64, _al(K, c0))
+    l0a, l0b, l0c = bm * _al(bk, c0) * es, _al(bk, 16) * _al(bn, c0) * es, bm * bn * F32
+    l1 = bm * _al(bk, c0) * es + _al(bk, 16) * bn * es
     for what, need, cap in (("L0A", l0a, model.l0a), ("L0B", l0b, model.l0b), ("L0C", l0c, model.l0c),
                             ("L1", l1, model.l1)):
         if need > cap:
             raise Unsupported(f"{what} needs {need} bytes (has {cap})")
     mt, nt = -(-M // bm), -(-N // bn)
-    tiles = mt * nt
+    tiles = batch * mt * nt
     block_dim = min(cores, tiles)
     per = -(-tiles // block_dim)
     block_dim = -(-tiles // per)
     tiling = {"M": M, "N": N, "K": K, "baseM": bm, "baseN": bn, "baseK": bk, "nTiles": nt, "tileNum": tiles,
-              "tilesPerCore": per, "blockDim": block_dim}
+              "tilesPerCore": per, "blockDim": block_dim, "batchTiles": mt * nt, "sA": lay["sA"], "sB": lay["sB"],
+              "sC": lay["sC"], "lda": lay["lda"], "ldb": lay["ldb"], "ldc": lay["ldc"]}
+    a_numel = lay["sA"] * (batch - 1) + (M - 1) * lay["lda"] + K
+    b_numel = lay["sB"] * (batch - 1) + (K - 1) * lay["ldb"] + N
+    c_numel = lay["sC"] * (batch - 1) + (M - 1) * lay["ldc"] + N
     va = Value("in0", "full", "input", index=0)
     vb = Value("in1", "full", "input", index=1)
     vc = Value("out0", "full", "output", index=0)
     plan = Plan(kernel=kernel, func=func, kind=kind,
-                inputs=[(va, M * K), (vb, K * N)], outputs=[(vc, M * N)], tiling=None, full_slots=0,
+                inputs=[(va, a_numel), (vb, b_numel)], outputs=[(vc, c_numel)], tiling=None, full_slots=0,
                 row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[], cols=[], soc=soc,
                 double_buffer=False)
-    plan.shapes = {"in": [[M, K], [K, N]], "out": [[M, N]]}
+    lead = [batch] if batch > 1 else []
+    dense = layout is None
+    plan.shapes = {"in": in_shapes or ([lead + [M, K], lead + [K, N]] if dense else [[a_numel], [b_numel]]),
+                   "out": [out_shape or (lead + [M, N] if dense else [c_numel])]}
+    if dtype == "f16":
+        plan.shapes["in_dtypes"] = ["float16", "float16"]
     plan.cube = {"tiling": tiling, "tiles": tiles, "tile": f"{bm}x{bn}x{bk}", "l1_bytes": l1, "l0a_bytes": l0a,
-                 "l0b_bytes": l0b, "l0c_bytes": l0c}
+                 "l0b_bytes": l0b, "l0c_bytes": l0c, "batch": batch, "dtype": dtype,
+                 "numel": (a_numel, b_numel, c_numel)}
     return plan
 
 
 def kernel_source(plan: Plan, bug: str = "") -> str:
     op = camel(plan.kernel)
     t = plan.cube["tiling"]
+    f16 = plan.cube.get("dtype") == "f16"
+    T = "half" if f16 else "float"
+    TO = "half" if plan.cube.get("out_dtype") == "f16" else "float"
+    quant = ", QuantMode_t::F322F16" if TO == "half" else ""
+    c0, frac = (16, 256) if f16 else (8, 128)
+    batch = plan.cube.get("batch", 1)
+    a_n, b_n, c_n = plan.cube.get("numel", (t["M"] * t["K"], t["K"] * t["N"], t["M"] * t["N"]))
+    what = (f"C[{t['M']}, {t['N']}] = A[{t['M']}, {t['K']}] * B[{t['K']}, {t['N']}]" if batch == 1 else
+            f"C_b[{t['M']}, {t['N']}] = A_b[{t['M']}, {t['K']}] * B_b[{t['K']}, {t['N']}] for b < {batch}"
+            f" (batch strides {t['sA']}, {t['sB']}, {t['sC']})")
+    prec = (f"f16 inputs, f32 accumulation in L0C, {'f16 (Fixpipe F322F16)' if TO == 'half' else 'f32'} result"
+            if f16 else "f32")
     return f"""// Ascend C cube kernel generated by msmlir (mskernel-lower-to-ascend, soc={plan.soc}) from the
-// kernel function @{plan.func}: C[{t['M']}, {t['N']}] = A[{t['M']}, {t['K']}] * B[{t['K']}, {t['N']}] (f32),
+// kernel function @{plan.func}: {what} ({prec}),
 // base tile {plan.cube['tile']}, {t['tileNum']} output tiles over {t['blockDim']} cube cores.
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -109,32 +211,34 @@ class Kernel{op} {{
   __aicore__ inline Kernel{op}() {{}}
   __aicore__ inline void Init(GM_ADDR x0, GM_ADDR x1, GM_ADDR y0, const {op}TilingData& td) {{
     M = td.M; N = td.N; K = td.K; baseM = td.baseM; baseN = td.baseN; baseK = td.baseK; nTiles = td.nTiles;
+    batchTiles = td.batchTiles; sA = td.sA; sB = td.sB; sC = td.sC; lda = td.lda; ldb = td.ldb; ldc = td.ldc;
     tileBegin = GetBlockIdx() * td.tilesPerCore;
     tileEnd = tileBegin + td.tilesPerCore < td.tileNum ? tileBegin + td.tilesPerCore : td.tileNum;
-    aGm.SetGlobalBuffer((__gm__ float*)x0, M * K);
-    bGm.SetGlobalBuffer((__gm__ float*)x1, K * N);
-    cGm.SetGlobalBuffer((__gm__ float*)y0, M * N);
-    uint32_t k16 = (baseK + 15) / 16 * 16, n8 = (baseN + 7) / 8 * 8;
-    pipe.InitBuffer(a1Que, 1, baseM * baseK * sizeof(float));
-    pipe.InitBuffer(b1Que, 1, k16 * baseN * sizeof(float));
-    pipe.InitBuffer(a2Que, 1, baseM * baseK * sizeof(float));
-    pipe.InitBuffer(b2Que, 1, k16 * n8 * sizeof(float));
+    aGm.SetGlobalBuffer((__gm__ {T}*)x0, {a_n});
+    bGm.SetGlobalBuffer((__gm__ {T}*)x1, {b_n});
+    cGm.SetGlobalBuffer((__gm__ {TO}*)y0, {c_n});
+    uint32_t kc = (baseK + {c0 - 1}) / {c0} * {c0}, k16 = (baseK + 15) / 16 * 16, nc = (baseN + {c0 - 1}) / {c0} * {c0};
+    pipe.InitBuffer(a1Que, 1, baseM * kc * sizeof({T}));
+    pipe.InitBuffer(b1Que, 1, k16 * baseN * sizeof({T}));
+    pipe.InitBuffer(a2Que, 1, baseM * kc * sizeof({T}));
+    pipe.InitBuffer(b2Que, 1, k16 * nc * sizeof({T}));
     pipe.InitBuffer(c1Que, 1, baseM * baseN * sizeof(float));
   }}
 
   __aicore__ inline void Process() {{
     for (uint32_t t = tileBegin; t < tileEnd; ++t) {{
-      uint32_t m0 = (t / nTiles) * baseM, n0 = (t % nTiles) * baseN;
+      uint32_t b = t / batchTiles, r = t % batchTiles;
+      uint32_t m0 = (r / nTiles) * baseM, n0 = (r % nTiles) * baseN;
       uint32_t mt = M - m0 < baseM ? M - m0 : baseM, nt = N - n0 < baseN ? N - n0 : baseN;
       LocalTensor<float> c1 = c1Que.AllocTensor<float>();
       for (uint32_t k0 = 0; k0 < K; k0 += baseK) {{
         uint32_t kt = K - k0 < baseK ? K - k0 : baseK;
-        CopyInA(m0, k0, mt, kt);
-        CopyInB(k0, n0, kt, nt);
+        CopyInA(b * sA + m0 * lda + k0, mt, kt);
+        CopyInB(b * sB + k0 * ldb + n0, kt, nt);
         SplitA(mt, kt);
         SplitB(kt, nt);
-        LocalTensor<float> a2 = a2Que.DeQue<float>();
-        LocalTensor<float> b2 = b2Que.DeQue<float>();
+        LocalTensor<{T}> a2 = a2Que.DeQue<{T}>();
+        LocalTensor<{T}> b2 = b2Que.DeQue<{T}>();
         MmadParams mp{{(uint16_t)mt, (uint16_t)nt, (uint16_t)kt, false, 0, false, false, false}};
         mp.cmatrixInitVal = k0 == 0;
         Mmad(c1, a2, b2, mp);
@@ -143,40 +247,40 @@ class Kernel{op} {{
       }}
       c1Que.EnQue(c1);
       LocalTensor<float> c = c1Que.DeQue<float>();
-      Fixpipe(cGm[m0 * N + n0], c, FixpipeParamsV220{{(uint16_t)nt, (uint16_t)mt, (uint16_t)((mt + 15) / 16 * 16), N, true}});
+      Fixpipe(cGm[b * sC + m0 * ldc + n0], c, FixpipeParamsV220{{(uint16_t)nt, (uint16_t)mt, (uint16_t)((mt + 15) / 16 * 16), ldc, true{quant}}});
       c1Que.FreeTensor(c);
     }}
   }}
 
  private:
-  // GM (ND) -> L1 (NZ: fractals of 16 rows x 8 columns)
-  __aicore__ inline void CopyInA(uint32_t m0, uint32_t k0, uint32_t mt, uint32_t kt) {{
-    LocalTensor<float> a1 = a1Que.AllocTensor<float>();
-    DataCopy(a1, aGm[m0 * K + k0], Nd2NzParams{{1, (uint16_t)mt, (uint16_t)kt, 0, (uint16_t)K, (uint16_t)((mt + 15) / 16 * 16), 1, 0}});
+  // GM (ND) -> L1 (NZ: fractals of 16 rows x {c0} columns)
+  __aicore__ inline void CopyInA(uint32_t off, uint32_t mt, uint32_t kt) {{
+    LocalTensor<{T}> a1 = a1Que.AllocTensor<{T}>();
+    DataCopy(a1, aGm[off], Nd2NzParams{{1, (uint16_t)mt, (uint16_t)kt, 0, (uint16_t)lda, (uint16_t)((mt + 15) / 16 * 16), 1, 0}});
     a1Que.EnQue(a1);
   }}
-  __aicore__ inline void CopyInB(uint32_t k0, uint32_t n0, uint32_t kt, uint32_t nt) {{
-    LocalTensor<float> b1 = b1Que.AllocTensor<float>();
-    DataCopy(b1, bGm[k0 * N + n0], Nd2NzParams{{1, (uint16_t)kt, (uint16_t)nt, 0, (uint16_t)N, (uint16_t)((kt + 15) / 16 * 16), 1, 0}});
+  __aicore__ inline void CopyInB(uint32_t off, uint32_t kt, uint32_t nt) {{
+    LocalTensor<{T}> b1 = b1Que.AllocTensor<{T}>();
+    DataCopy(b1, bGm[off], Nd2NzParams{{1, (uint16_t)kt, (uint16_t)nt, 0, (uint16_t)ldb, (uint16_t)((kt + 15) / 16 * 16), 1, 0}});
     b1Que.EnQue(b1);
   }}
   // L1 (NZ) -> L0A (zZ), one row of fractals per LoadData
   __aicore__ inline void SplitA(uint32_t mt, uint32_t kt) {{
-    LocalTensor<float> a1 = a1Que.DeQue<float>();
-    LocalTensor<float> a2 = a2Que.AllocTensor<float>();
-    uint32_t mf = (mt + 15) / 16, kf = (kt + 7) / 8;
+    LocalTensor<{T}> a1 = a1Que.DeQue<{T}>();
+    LocalTensor<{T}> a2 = a2Que.AllocTensor<{T}>();
+    uint32_t mf = (mt + 15) / 16, kf = (kt + {c0 - 1}) / {c0};
     for (uint32_t i = 0; i < mf; ++i)
-      LoadData(a2[i * kf * 128], a1, LoadData2DParams{{(uint16_t)i, (uint8_t)kf, (uint16_t)mf, 0, 0, false, 0}});
+      LoadData(a2[i * kf * {frac}], a1, LoadData2DParams{{(uint16_t)i, (uint8_t)kf, (uint16_t)mf, 0, 0, false, 0}});
     a2Que.EnQue(a2);
     a1Que.FreeTensor(a1);
   }}
   // L1 (NZ) -> L0B (zZ)
   __aicore__ inline void SplitB(uint32_t kt, uint32_t nt) {{
-    LocalTensor<float> b1 = b1Que.DeQue<float>();
-    LocalTensor<float> b2 = b2Que.AllocTensor<float>();
-    uint32_t kf = (kt + 15) / 16, nf = (nt + 7) / 8;
+    LocalTensor<{T}> b1 = b1Que.DeQue<{T}>();
+    LocalTensor<{T}> b2 = b2Que.AllocTensor<{T}>();
+    uint32_t kf = (kt + 15) / 16, nf = (nt + {c0 - 1}) / {c0};
     for (uint32_t i = 0; i < kf; ++i)
-      LoadData(b2[i * nf * 128], b1, LoadData2DParams{{(uint16_t)i, (uint8_t)nf, (uint16_t)kf, 0, 0, false, 0}});
+      LoadData(b2[i * nf * {frac}], b1, LoadData2DParams{{(uint16_t)i, (uint8_t)nf, (uint16_t)kf, 0, 0, false, 0}});
     b2Que.EnQue(b2);
     b1Que.FreeTensor(b1);
   }}
@@ -187,8 +291,9 @@ class Kernel{op} {{
   TQue<QuePosition::A2, 1> a2Que;
   TQue<QuePosition::B2, 1> b2Que;
   TQue<QuePosition::CO1, 1> c1Que;
-  GlobalTensor<float> aGm, bGm, cGm;
-  uint32_t M, N, K, baseM, baseN, baseK, nTiles, tileBegin, tileEnd;
+  GlobalTensor<{T}> aGm, bGm;
+  GlobalTensor<{TO}> cGm;
+  uint32_t M, N, K, baseM, baseN, baseK, nTiles, batchTiles, sA, sB, sC, lda, ldb, ldc, tileBegin, tileEnd;
 }};
 
 extern "C" __global__ __aicore__ void {plan.kernel}(GM_ADDR x0, GM_ADDR x1, GM_ADDR y0, GM_ADDR workspace, GM_ADDR tiling) {{

@@ -31,6 +31,10 @@ def tiling_values(plan: Plan) -> dict:
         return dict(plan.transpose["tiling"])
     if plan.scalar is not None:
         return dict(plan.scalar["tiling"])
+    if plan.dma is not None:
+        return dict(plan.dma["tiling"])
+    if plan.pool is not None:
+        return dict(plan.pool["tiling"])
     t = plan.tiling
     return {"totalRows": t.R, "rowLen": t.C, "tileRows": t.rb, "tileCols": t.cb, "colTiles": t.nct,
             "tileNum": t.tiles, "tilesPerCore": t.tiles_per_core, "blockDim": t.block_dim}
@@ -122,6 +126,12 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
     if plan.scalar is not None:
         from .scalar import scalar_source
         return scalar_source(plan, bug)
+    if plan.dma is not None:
+        from .conv import dma_source
+        return dma_source(plan, bug)
+    if plan.pool is not None:
+        from .pool import pool_source
+        return pool_source(plan, bug)
     if plan.mode == "col":
         return _col_kernel_source(plan, bug)
     t = plan.tiling

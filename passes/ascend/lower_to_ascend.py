@@ -3,8 +3,9 @@
 Why: the Ascend target's kernels are Ascend C source (what a CANN user builds),
 not LLVM IR; this pass is where msmlir's kernel level meets the Ascend C
 programming model. For every kernel function (`mskernel.kind`) it plans the
-kernel (plan.py / vector.py / cube.py: roles of the values, UB/L1/L0 buffers,
-TQue double buffering, tiles from the UB budget, multi-core split), emits the
+kernel (plan.py, vector.py, cube.py, conv.py, pool.py, split.py: roles of the
+values, UB/L1/L0 buffers, TQue double buffering, tiles from the UB budget,
+multi-core split), emits the
 Ascend C kernel, host tiling and launch stub (emit.py), and records on the
 function `mskernel.target = #mskernel.target<ascend>`, `ascend.kernel` (the
 kernel's symbol) and `ascend.report` (UB/L1/L0 bytes, double buffering,
@@ -83,7 +84,7 @@ def plan_kernel(fn: ir.Operation, kernel: str, *, soc: str = "Ascend910B", cores
 
     from ..common.linalg import matmul_info
     from ..poly import targets
-    from . import cube, group, vector
+    from . import conv, cube, group, pool, split, vector
     from .plan import SOCS, Unsupported, _Planner
     model = targets.make("ascend")
     model = replace(model, ub=model.ub * ub_scale)
@@ -98,13 +99,23 @@ def plan_kernel(fn: ir.Operation, kernel: str, *, soc: str = "Ascend910B", cores
 
     def structured():
         body = [op.operation for op in fn.regions[0].blocks[0].operations]
-        if any(op.name == "linalg.matmul" or matmul_info(op) is not None for op in body):
+        if conv.conv_op(fn) is not None:
+            return conv.plan_conv(fn, kernel, soc=soc, cores=(cores or soc_cores[0], cores or soc_cores[1]),
+                                  model=model, build_vector=build_vector)
+        if pool.pool_kind(fn) is not None:
+            return pool.plan_pool(fn, kernel, soc=soc, cores=cores or soc_cores[0], model=model)
+        if any(op.name in ("linalg.matmul", "linalg.batch_matmul") or matmul_info(op) is not None for op in body):
             try:
                 return cube.plan_matmul(fn, kernel, soc=soc, cores=cores or soc_cores[1], model=model)
             except Unsupported:
                 return group.plan_group(fn, kernel, soc=soc, cores=(cores or soc_cores[0], cores or soc_cores[1]),
                                         model=model, tile_elems=tile_elems, build_vector=build_vector)
-        return build_vector(fn, kernel)
+        try:
+            return build_vector(fn, kernel)
+        except Unsupported:
+            if not split.applies(fn):
+                raise
+            return split.plan_split(fn, kernel, soc=soc, build_vector=build_vector)
 
     try:
         return structured()

@@ -30,8 +30,10 @@ f32 0/1 masks in UB (uint8 in GM); i32 inputs (labels) are converted to f32.
 
 Anything else (middle-axis or mixed reductions, transposed or strided
 access in vector kernels, convolutions and pooling windows, f16/f64/i64,
-i32 results, gathers) raises `Unsupported` with the reason; the pass turns
-it into an error at the kernel.
+i32 results, gathers) raises `Unsupported` with the reason; convolutions,
+pooling and outer+inner sums have planners of their own (conv.py, pool.py,
+split.py), the rest goes to the scalar fallback or, with fallback=false, is
+an error at the kernel.
 
 Why no `ascendc` MLIR dialect: the plan is small, per-kernel and consumed
 once by the emitter; an ODS dialect would need the C++ dialect library
@@ -139,6 +141,8 @@ class Plan:
     workspaces: list = field(default_factory=list)  # groups: GM workspace shapes
     col_consts: list = field(default_factory=list)  # [Value] non-splat constant columns (static arrays)
     masks: bool = False            # i1 values: f32 0/1 masks in UB, Compare/Select, u8 <-> f32 casts
+    dma: dict | None = None        # data-movement kernels (conv.py: im2col, permute): tiling, copies
+    pool: dict | None = None       # pooling kernels (pool.py): tiling, window, gather tables
 
 
 # ----------------------------------------------------------------------------- analysis helpers

@@ -1,7 +1,7 @@
-"""The scalar fallback: any kernel whose linalg form the vector/cube planners
-cannot express (convolutions, pooling windows and their gradients, mixed-axis
-reductions, gathers, tensor.pad) as an Ascend C kernel of scalar loops over
-GM (no pass).
+"""The scalar fallback: any kernel whose linalg form the vector/cube/conv/pool
+planners cannot express (width-strided or dilated convolutions, padded
+pooling, overlapping max-pool gradients, middle-axis reductions, gathers) as
+an Ascend C kernel of scalar loops over GM (no pass).
 
 The kernel's named ops are first generalized by upstream MLIR
 (`linalg-generalize-named-ops`, on a copy of the function); every
@@ -11,7 +11,8 @@ addresses, evaluates the body's scalar ops as C++ and writes the result with
 `SetValue`. Intermediate tensors live in the kernel's GM workspace (the size
 the host tiling function reports through GetWorkspaceSizes). It runs on one
 core (blockDim 1) and uses neither the vector nor the cube unit: correct,
-and as slow as the cost model says (SCALAR cycles per element access). The
+and as slow as the cost model says (SCALAR cycles per element access, every
+iteration of every loop nest counted). The
 report marks such kernels `scalar fallback`, so a slow kernel is visible,
 never silent.
 """
@@ -24,12 +25,14 @@ from mlir.passmanager import PassManager
 
 from .plan import Plan, Unsupported, Value, f32_literal, kind_of
 
-_CTYPE = {"f32": "float", "f64": "double", "i32": "int32_t", "i64": "int64_t", "i1": "uint8_t", "index": "int64_t"}
+_CTYPE = {"f16": "half", "f32": "float", "f64": "double", "i32": "int32_t", "i64": "int64_t", "i1": "uint8_t", "index": "int64_t"}
 
 
 def _etype(t: ir.Type) -> str:
     if isinstance(t, ir.F32Type):
         return "f32"
+    if isinstance(t, ir.F16Type):
+        return "f16"                    # half (mixed-precision casts around the cube's f16 matmuls)
     if isinstance(t, ir.F64Type):
         return "f64"                    # wide accumulators of big reductions (the CPU lowering's)
     if isinstance(t, ir.IndexType):
@@ -146,7 +149,8 @@ class _Emitter:
         return _Buf(name, shape, etype)
 
     def workspace_buf(self, shape, etype):
-        nbytes = math.prod(shape) * (1 if etype == "i1" else 8 if etype in ("i64", "index", "f64") else 4)
+        nbytes = math.prod(shape) * (1 if etype == "i1" else 2 if etype == "f16" else
+                                     8 if etype in ("i64", "index", "f64") else 4)
         off = self.ws
         self.ws += (nbytes + 31) // 32 * 32
         return self.new_buf(shape, etype, f"workspace + {off}")
@@ -222,6 +226,7 @@ class _Emitter:
                 self.copy(init, buf)
             res_bufs.append(buf)
         self.lines.append(f"// {op.name} over [{', '.join(map(str, ranges))}]")
+        before = self.accesses
         head = "".join(f"for (int64_t {d} = 0; {d} < {r}; ++{d}) " for d, r in zip(dims, ranges))
         stmts = []
         local = {}
@@ -253,6 +258,7 @@ class _Emitter:
                 continue
             stmts.append(self.scalar_op(bop, local, dims))
         self.lines.append(head + "{ " + " ".join(stmts) + " }")
+        self.accesses += (math.prod(ranges) - 1) * (self.accesses - before)     # every iteration's accesses
         for k in range(n_out):
             self.env[op.results[k]] = res_bufs[k]
 
@@ -381,7 +387,7 @@ def plan_scalar(fn: ir.Operation, kernel: str, *, soc: str, reason: str) -> Plan
                 cols=[], soc=soc, double_buffer=False)
 
     def npdt(t):
-        return {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool", "index": "int64"}[
+        return {"f16": "float16", "f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool", "index": "int64"}[
             _etype(ir.RankedTensorType(t).element_type)]
     plan.shapes = {"in": [list(ir.RankedTensorType(a.type).shape) for a in fn.regions[0].blocks[0].arguments],
                    "out": [list(ir.RankedTensorType(v.type).shape) for v in ret.operands],

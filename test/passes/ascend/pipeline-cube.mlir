@@ -15,16 +15,17 @@
 // CUBE: for (uint32_t k0 = 0; k0 < K; k0 += baseK) {
 // CUBE: mp.cmatrixInitVal = k0 == 0;
 // CUBE: Mmad(c1, a2, b2, mp);
-// CUBE: Fixpipe(cGm[m0 * N + n0], c, FixpipeParamsV220{(uint16_t)nt, (uint16_t)mt, (uint16_t)((mt + 15) / 16 * 16), N, true});
+// CUBE: Fixpipe(cGm[b * sC + m0 * ldc + n0], c, FixpipeParamsV220{(uint16_t)nt, (uint16_t)mt, (uint16_t)((mt + 15) / 16 * 16), ldc, true});
 // CUBE-LABEL: void CopyInA(
-// CUBE: DataCopy(a1, aGm[m0 * K + k0], Nd2NzParams{1, (uint16_t)mt, (uint16_t)kt, 0, (uint16_t)K, (uint16_t)((mt + 15) / 16 * 16), 1, 0});
+// CUBE: DataCopy(a1, aGm[off], Nd2NzParams{1, (uint16_t)mt, (uint16_t)kt, 0, (uint16_t)lda, (uint16_t)((mt + 15) / 16 * 16), 1, 0});
 // CUBE-LABEL: void SplitA(
 // CUBE: LoadData(a2[i * kf * 128], a1, LoadData2DParams{(uint16_t)i, (uint8_t)kf, (uint16_t)mf, 0, 0, false, 0});
 // CUBE: TQue<QuePosition::A2, 1> a2Que;
 // CUBE: TQue<QuePosition::CO1, 1> c1Que;
 
 // TRANS: y[70, 20] = x[20, 70]^T
-// TRANS: y.SetValue(c * rowsPitch + r, x.GetValue(r * colsPitch + c));
+// TRANS: for (uint32_t c = 1; c < cols; ++c) Adds(tab[c * rowsPitch], tab, (int32_t)(c * sizeof(float)), rowsPitch);
+// TRANS: Gather(y, x, tabBuf.Get<uint32_t>(), 0, cols * rowsPitch);
 
 // LAUNCH: void* ws0 = nullptr;  // [70, 20] f32
 // LAUNCH: void* ws1 = nullptr;  // [37, 20] f32

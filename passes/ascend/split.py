@@ -1,0 +1,157 @@
+"""Kernels with a sum over the outer and the inner axes but not a middle one
+(a bias gradient: db[c] = sum over n, h, w of dy[n, c, h, w]) as two vector
+kernels over a GM workspace (no pass).
+
+vector.py reduces over the last axes (row mode) or the first axes (col mode),
+not both at once. Such a sum is split in two, each one a vector kernel
+planned by vector.py from a rewritten copy of the kernel function:
+
+    part 1 (row mode)  everything the sum reads, plus partial[n, c] = the sum
+                       over the inner axes (h, w); the kernel's other results
+                       (the masked dy of a ReLU gradient) come out here
+    part 2 (col mode)  db[c] = sum over n of partial[n, c], then whatever the
+                       kernel does with the sum (an SGD update of the bias)
+
+Both copies are built with the MLIR Python bindings (the sum replaced by a
+linalg.generic over the inner / the outer axes, dead ops removed); nothing
+is pattern-matched beyond "one addf sum whose reduced dims are a prefix and a
+suffix of its domain".
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith
+
+from .plan import Plan, Unsupported, Value, kind_of
+
+
+def _op(v):
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _split_sum(fn):
+    """(index of the sum op in the body, n outer reduced dims, n kept dims) or None."""
+    from .plan import _const_scalar
+    ops = [o.operation for o in fn.regions[0].blocks[0].operations]
+    for i, op in enumerate(ops):
+        if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) != 2:
+            continue
+        its = [str(t) for t in op.attributes["iterator_types"]]
+        red = ["reduction" in t for t in its]
+        if not any(red) or all(red):
+            continue
+        a = red.index(False)
+        b = len(red) - list(reversed(red)).index(False)
+        if a == 0 or b == len(red) or any(red[a:b]):
+            continue                     # not an outer + inner sum around kept middle dims
+        maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
+        n = len(red)
+        if [str(e) for e in maps[0].results] != [f"d{d}" for d in range(n)] or \
+                [str(e) for e in maps[1].results] != [f"d{d}" for d in range(a, b)]:
+            continue
+        body = [o.operation for o in op.regions[0].blocks[0].operations]
+        if [o.name for o in body] != ["arith.addf", "linalg.yield"] or _const_scalar(op.operands[1]) != 0.0:
+            continue
+        return i, a, b
+    return None
+
+
+def applies(fn) -> bool:
+    return _split_sum(fn) is not None
+
+
+def _dce(block):
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed([o.operation for o in block.operations][:-1]):
+            if all(len(list(r.uses)) == 0 for r in op.results):
+                op.erase()
+                changed = True
+
+
+def _set_type(clone, block):
+    ins = [a.type for a in block.arguments]
+    ret = [o.operation for o in block.operations][-1]
+    clone.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, [v.type for v in ret.operands]))
+
+
+def _sum(x: ir.Value, in_dims: list[int], n: int, out_dims: list[int], red: list[int], shape: list[int]):
+    """A linalg.generic: out[out_dims] = sum over `red` of x[in_dims] (n-d domain)."""
+    from ..kernel.builders import filled, generic
+    f32 = ir.F32Type.get()
+    init = filled(ir.RankedTensorType.get(shape, f32), 0.0)
+    amap = lambda dims: ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(d) for d in dims])  # noqa: E731
+    its = ["reduction" if d in red else "parallel" for d in range(n)]
+    return generic([x], [amap(in_dims)], init, amap(out_dims), its,
+                   lambda args, acc: arith.AddFOp(args[0], acc).result)
+
+
+def plan_split(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan:
+    found = _split_sum(fn)
+    if found is None:
+        raise Unsupported("no outer + inner sum")
+    idx, a, b = found
+    block0 = fn.regions[0].blocks[0]
+    ops0 = [o.operation for o in block0.operations]
+    s = ops0[idx]
+    dom = list(ir.RankedTensorType(s.operands[0].type).shape)
+    n = len(dom)
+    partial_shape = dom[:b]
+    ret0 = ops0[-1]
+    # which results depend on the sum
+    after = {s.results[0]}
+    for op in ops0[idx + 1:]:
+        if any(v in after for v in op.operands):
+            after |= set(op.results)
+    late = [k for k, v in enumerate(ret0.operands) if v in after]
+    early = [k for k, v in enumerate(ret0.operands) if v not in after]
+    func = ir.StringAttr(fn.attributes["sym_name"]).value
+    with fn.context, ir.Location.unknown():
+        scratch = ir.Module.create()
+        # part 1: the early results and partial[outer..., kept...] = sum over the inner dims
+        p1 = fn.clone(ip=ir.InsertionPoint(scratch.body))
+        blk = p1.regions[0].blocks[0]
+        ops = [o.operation for o in blk.operations]
+        with ir.InsertionPoint(ops[idx]):
+            partial = _sum(ops[idx].operands[0], list(range(n)), n, list(range(b)), list(range(b, n)),
+                           partial_shape)
+        old_ret = ops[-1]
+        with ir.InsertionPoint(old_ret):
+            from mlir.dialects import func as func_d
+            func_d.ReturnOp([old_ret.operands[k] for k in early] + [partial])
+        old_ret.erase()
+        _dce(blk)
+        _set_type(p1, blk)
+        # part 2: the sum over the outer dims of partial, then the late results
+        p2 = fn.clone(ip=ir.InsertionPoint(scratch.body))
+        blk2 = p2.regions[0].blocks[0]
+        arg = blk2.add_argument(ir.RankedTensorType.get(partial_shape, ir.F32Type.get()), ir.Location.unknown())
+        ops2 = [o.operation for o in blk2.operations]
+        with ir.InsertionPoint(ops2[idx]):
+            total = _sum(arg, list(range(b)), b, list(range(a, b)), list(range(a)), dom[a:b])
+        ops2[idx].results[0].replace_all_uses_with(total)
+        old_ret = ops2[-1]
+        with ir.InsertionPoint(old_ret):
+            func_d.ReturnOp([old_ret.operands[k] for k in late])
+        old_ret.erase()
+        _dce(blk2)
+        _set_type(p2, blk2)
+        v1 = build_vector(p1, f"{kernel}_rows")
+        v2 = build_vector(p2, f"{kernel}_cols")
+    args = list(block0.arguments)
+    parts = [(v1, [("arg", i) for i in range(len(args))], [("out", k) for k in early] + [("ws", 0)]),
+             (v2, [("arg", i) for i in range(len(args))] + [("ws", 0)], [("out", k) for k in late])]
+    plan = Plan(kernel=kernel, func=func, kind=kind_of(fn),
+                inputs=[(Value(f"in{i}", "full", "input", index=i), 0) for i in range(len(args))],
+                outputs=[(Value(f"out{k}", "full", "output", index=k), 0) for k in range(len(ret0.operands))],
+                tiling=None, full_slots=0, row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[],
+                cols=[], soc=soc)
+    plan.shapes = {"in": [list(ir.RankedTensorType(x.type).shape) for x in args],
+                   "out": [list(ir.RankedTensorType(v.type).shape) for v in ret0.operands]}
+    plan.parts = parts
+    plan.workspaces = [partial_shape]
+    return plan
