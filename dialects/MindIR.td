@@ -1224,4 +1224,30 @@ def MindIR_BroadcastOp : MindIR_Op<"broadcast", [SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Integer bitwise ops (issue 12: MindSpore's BitwiseAnd/Or/Xor, LeftShift,
+// RightShift, Invert; on bool tensors the frontend uses the logical ops)
+//===----------------------------------------------------------------------===//
+
+def MindIR_BitwiseAndOp : MI_BinaryOp<"bitwise_and", MI_IntTensor, [Commutative]> {
+  let summary = "elementwise lhs & rhs with broadcasting (integers)";
+}
+def MindIR_BitwiseOrOp : MI_BinaryOp<"bitwise_or", MI_IntTensor, [Commutative]> {
+  let summary = "elementwise lhs | rhs with broadcasting (integers)";
+}
+def MindIR_BitwiseXorOp : MI_BinaryOp<"bitwise_xor", MI_IntTensor, [Commutative]> {
+  let summary = "elementwise lhs ^ rhs with broadcasting (integers)";
+}
+def MindIR_LeftShiftOp : MI_BinaryOp<"left_shift", MI_IntTensor> {
+  let summary = "elementwise lhs << rhs; a shift outside [0, bit width) gives 0";
+}
+def MindIR_RightShiftOp : MI_BinaryOp<"right_shift", MI_IntTensor> {
+  let summary = "elementwise arithmetic lhs >> rhs; a shift outside [0, bit width) gives "
+                "0, or -1 for a negative lhs";
+}
+def MindIR_BitwiseNotOp : MI_UnaryOp<"bitwise_not", MI_IntTensor> {
+  let summary = "elementwise ~x (integers)";
+}
+// ---- end integer bitwise ops ------------------------------------------------------
+
 #endif // MSMLIR_MINDIR_TD

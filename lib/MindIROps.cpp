@@ -632,6 +632,12 @@ MI_INFER_ARITH(MinimumOp)
 MI_INFER_ARITH(LogicalAndOp)
 MI_INFER_ARITH(LogicalOrOp)
 MI_INFER_ARITH(ClampOp)
+// integer bitwise ops (issue 12)
+MI_INFER_ARITH(BitwiseAndOp)
+MI_INFER_ARITH(BitwiseOrOp)
+MI_INFER_ARITH(BitwiseXorOp)
+MI_INFER_ARITH(LeftShiftOp)
+MI_INFER_ARITH(RightShiftOp)
 #undef MI_INFER_ARITH
 
 #define MI_INFER_COMPARE(OP)                                                        \

@@ -22,6 +22,9 @@ register_non_differentiable(
     "mindir.logical_and", "mindir.logical_or", "mindir.logical_not",
     reason="logical op (bool operands and result)")
 register_non_differentiable("mindir.isnan", "mindir.isfinite", reason="predicate (bool result)")
+register_non_differentiable(
+    "mindir.bitwise_and", "mindir.bitwise_or", "mindir.bitwise_xor", "mindir.left_shift",
+    "mindir.right_shift", "mindir.bitwise_not", reason="integer bitwise op (integer result)")
 register_non_differentiable("mindir.argmax", "mindir.argmin", reason="index result (i32)")
 register_non_differentiable(
     "mindir.floor", "mindir.ceil", "mindir.round", "mindir.sign", "mindir.floordiv",

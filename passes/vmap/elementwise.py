@@ -18,6 +18,7 @@ _ELEMENTWISE = [
     "add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
     "select", "clamp",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "bitwise_not",
 ]
 
 

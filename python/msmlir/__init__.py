@@ -39,7 +39,8 @@ _LAZY = {
                                         "RunContext", "CheckpointConfig", "ModelCheckpoint",
                                         "History", "LambdaCallback", "LearningRateScheduler",
                                         "EarlyStopping", "ReduceLROnPlateau",
-                                        "FixedLossScaleManager", "DynamicLossScaleManager")},
+                                        "FixedLossScaleManager", "DynamicLossScaleManager",
+                                        "SummaryRecord", "SummaryCollector")},
     **{n: ("msmlir.context", n) for n in ("ParallelMode", "set_auto_parallel_context",
                                           "get_auto_parallel_context",
                                           "reset_auto_parallel_context", "set_ps_context",
@@ -54,6 +55,7 @@ _LAZY = {
     **{n: ("msmlir.common.tensor", n) for n in ("Tensor", "is_tensor", "tensor")},
     "dataset": ("msmlir.dataset", None), "train": ("msmlir.train", None),
     "mindrecord": ("msmlir.mindrecord", None),   # FileWriter / FileReader (MindDataset's files)
+    "profiler": ("msmlir.profiler", None), "Profiler": ("msmlir.profiler", "Profiler"),
     **{n: ("msmlir.train.checkpoint", n) for n in ("load_checkpoint", "load_param_into_net",
                                                    "save_checkpoint")},
     **{n: ("msmlir.train.model_file", n) for n in ("export", "load")},

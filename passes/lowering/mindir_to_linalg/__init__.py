@@ -29,7 +29,7 @@ def check_tensor_size(shape, elem, what: str) -> None:
         raise LoweringError(f"{what} of shape {list(shape)} would need more than 2^63 bytes")
 
 _MODULES = ["elementwise", "reduction", "linalg_ops", "nn", "shape", "creation", "host", "sort",
-            "collectives"]
+            "collectives", "bitwise"]
 
 
 def lowering(*names):

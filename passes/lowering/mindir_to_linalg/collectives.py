@@ -21,6 +21,16 @@ keeps rank r's slice; broadcast sums x on the root and zeros elsewhere
 MPI_Reduce_scatter_block / MPI_Bcast would, which the pinned `mpi` dialect
 lacks). The rank comes from `@msmlir_mpi_rank() -> i32`, materialized the
 same way.
+
+A collective with a `group` attribute (a string: a group made by
+msmlir.communication.create_group; `group_size` and `root` are then within
+the group) calls helpers of that group,
+
+    %y = mindir.all_reduce %x {group = "g0", op = #mindir.reduce_op<sum>} : tensor<4xf32>
+    -> func.call @msmlir_mpi_allreduce_sum_4xf32_g0(...)   {msmlir.mpi_group = "g0"}
+
+whose bodies run on the group's communicator (materialize_collectives.py),
+and the rank in the lowerings above is the rank in the group.
 """
 from __future__ import annotations
 
@@ -33,6 +43,7 @@ from . import lowering
 from .builders import declare_function, fill, module_of
 
 MPI_ATTR = "msmlir.mpi"       # on the helper declarations: "rank" or "allreduce_<how>"
+GROUP_ATTR = "msmlir.mpi_group"   # and, for a sub-group's helper, the group's name
 
 
 def _reduction(op) -> str:
@@ -40,16 +51,26 @@ def _reduction(op) -> str:
     return enum_name(op.attributes["op"]) if "op" in op.attributes else "sum"
 
 
+def _group(op) -> str | None:
+    return ir.StringAttr(op.attributes["group"]).value if "group" in op.attributes else None
+
+
 def _helper(op, name: str, kind: str, args: list, results: list) -> str:
     """Declares `func.func private @name` (once per module) for a materialized
-    MPI call of `kind`; returns the name."""
-    declare_function(module_of(op.operation), name, args, results,
-                     {MPI_ATTR: ir.StringAttr.get(kind)})
+    MPI call of `kind` on the op's group (the world without one); returns the
+    name."""
+    attrs = {MPI_ATTR: ir.StringAttr.get(kind)}
+    group = _group(op)
+    if group is not None:
+        from msmlir.runtime.mpi import group_symbol
+        name += "_" + group_symbol(group).removeprefix("msmlir_mpi_group_")
+        attrs[GROUP_ATTR] = ir.StringAttr.get(group)
+    declare_function(module_of(op.operation), name, args, results, attrs)
     return name
 
 
 def _rank(op) -> ir.Value:
-    """This process's rank as an index."""
+    """This process's rank (in the op's group) as an index."""
     i32 = ir.IntegerType.get_signless(32)
     name = _helper(op, "msmlir_mpi_rank", "rank", [], [i32])
     r = func.call([i32], ir.FlatSymbolRefAttr.get(name), [])

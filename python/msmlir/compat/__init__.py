@@ -34,6 +34,10 @@ _RNG = "counter-based RNG: the same distribution, not MindSpore's numbers"
 _DYNAMIC = ("data-dependent output shape: runs in PyNative; inside jit / graph mode an "
             "error at the user's line")
 
+_SUMMARY = ("writes TensorBoard event files (TFRecord framing with CRC32C, tensorflow.Event "
+            "protobuf; read back by TensorBoard 2.21's loader in a test), not MindInsight's "
+            "format; no graphs, lineage or loss landscapes")
+
 # "namespace:name" -> what differs from MindSpore (names msmlir has)
 PARTIAL = {
     **{f"mindspore:{n}": _HOST_DTYPE for n in (
@@ -87,6 +91,24 @@ PARTIAL = {
     "nn:BatchNorm2d": "moving_variance takes the unbiased batch variance (as 2.10's CPU kernel)",
     "train:ModelCheckpoint": "msmlir's checkpoint format; no async save or encryption",
     "train:CheckpointConfig": "no encryption (enc_key) or async save",
+    **{f"ops.operations:{n}": "constructible, as MindSpore's scripts construct it on every "
+                              "target; calling it raises RuntimeError (Ascend's overflow "
+                              "register has no CPU equivalent; MindSpore has no CPU/GPU kernel "
+                              "either): use amp.all_finite or FloatStatus"
+       for n in ("NPUAllocFloatStatus", "NPUGetFloatStatus", "NPUClearFloatStatus")},
+    "ops.operations:CTCLoss": "a host computation (the recursion is sequential in time), "
+                              "a host callback inside jit; its gradient output and bprop as "
+                              "MindSpore's",
+    "ops.operations:CropAndResize": "methods 'bilinear' and 'nearest' ('bilinear_v2' raises)",
+    "ops.operations:ROIAlign": "sample_num > 0 only (sample_num <= 0 sizes the grid per ROI: "
+                               "data-dependent); MindSpore's CPU kernel's arithmetic",
+    **{f"ops.operations:{n}": "the value goes to SummaryRecord's TensorBoard event file, not "
+                              "MindInsight's format" for n in ("ScalarSummary", "TensorSummary",
+                                                               "ImageSummary", "HistogramSummary")},
+    "mindspore:SummaryRecord": _SUMMARY, "mindspore:SummaryCollector": _SUMMARY,
+    "mindspore:Profiler": "a host profile (cProfile of the starting thread) written by "
+                          "analyse() to output_path/profiler/host_profile.{prof,txt}; no device "
+                          "timelines or memory",
     "Tensor:astype": "bfloat16 and host-only dtypes convert on the host",
     "Tensor:transpose": "",
 }

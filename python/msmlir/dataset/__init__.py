@@ -16,7 +16,8 @@ The pipeline: `datasets` (the Dataset node and its operations), `sources` and
 `iterators` (prefetching thread, error propagation), `_parallel` (the thread pool
 behind num_parallel_workers), `_run` (seeds and determinism); `samplers` for the
 samplers, `config` for seeds, worker counts and prefetch sizes, `vision` /
-`transforms` for the transforms.
+`transforms` for the transforms, `cache` for DatasetCache (rows kept in memory
+across passes).
 """
 from . import config, samplers, transforms, vision  # noqa: F401
 from .datasets import (BatchDataset, BatchInfo, ConcatDataset, Dataset,  # noqa: F401
@@ -31,6 +32,15 @@ from .samplers import (DistributedSampler, RandomSampler, Sampler,  # noqa: F401
 from .schema import Schema  # noqa: F401
 from .tfrecord import TFRecordDataset  # noqa: F401
 from .vision import Border, Inter  # noqa: F401
+from .cache import DatasetCache  # noqa: F401
+from .config import set_seed, get_seed  # noqa: F401  (mindspore.dataset.core.config's)
+
+
+def zip(datasets):   # noqa: A001 - MindSpore's name
+    """`mindspore.dataset.zip((d1, d2, ...))`: the rows of the datasets side by side."""
+    if not isinstance(datasets, tuple) or len(datasets) < 2:
+        raise TypeError(f"zip: datasets must be a tuple of at least 2 datasets, got {datasets!r}")
+    return datasets[0].zip(datasets[1:])
 
 __all__ = ["Dataset", "NumpySlicesDataset", "GeneratorDataset", "MnistDataset", "BatchInfo",
            "MapDataset", "BatchDataset", "FilterDataset", "ShuffleDataset", "RepeatDataset",
@@ -39,4 +49,5 @@ __all__ = ["Dataset", "NumpySlicesDataset", "GeneratorDataset", "MnistDataset", 
            "SubsetRandomSampler", "SubsetSampler", "DistributedSampler", "WeightedRandomSampler",
            "MindDataset", "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "Shuffle",
            "Schema", "TFRecordDataset", "PaddedDataset",
-           "Inter", "Border", "config", "samplers", "transforms", "vision"]
+           "Inter", "Border", "config", "samplers", "transforms", "vision", "DatasetCache",
+           "zip"]

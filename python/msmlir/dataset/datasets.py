@@ -87,11 +87,14 @@ class Dataset:
 
         An exception in an operation is re-raised in the consumer with its type and
         message, with a note naming the map, the operation and the row.
-        `cache`, `callbacks`, `max_rowsize` and `offload` are accepted and ignored."""
+        `cache` (a DatasetCache) keeps the map's output rows after the first pass and
+        replays them (msmlir/dataset/cache.py: the pipeline below must not shuffle, the
+        operations must not be random). `callbacks`, `max_rowsize` and `offload` are
+        accepted and ignored."""
         if kwargs:
             raise TypeError(f"map() got unexpected keyword arguments {sorted(kwargs)}")
         return MapDataset(self, operations, input_columns, output_columns, column_order,
-                          num_parallel_workers)
+                          num_parallel_workers, cache)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
               per_batch_map=None, input_columns=None, output_columns=None,
@@ -278,12 +281,14 @@ def _output_layout(cols, ins, outs, what):
 
 class MapDataset(Dataset):
     def __init__(self, child, operations, input_columns, output_columns, column_order=None,
-                 num_parallel_workers=None):
+                 num_parallel_workers=None, cache=None):
         super().__init__((child,), num_parallel_workers)
         ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
         if not ops or not all(callable(o) for o in ops):
             raise TypeError("map: operations must be a callable or a non-empty list of callables")
         self.operations = ops
+        self._cache = self._check_cache(cache, child, ops)
+        self._cached_rows = None      # rows per pass, once a pass was fully cached
         cols = child.get_col_names()
         ins = col_list(input_columns, "input_columns") or [cols[0]]
         for c in ins:
@@ -326,8 +331,41 @@ class MapDataset(Dataset):
                                f"{len(self._outs)} (output_columns {self._outs})")
         return tuple(vals[j] if kind == "out" else row[j] for kind, j in self._src)
 
+    @staticmethod
+    def _check_cache(cache, child, ops):
+        from .cache import check
+        if check(cache, "map") is None:
+            return None
+        random = [_op_name(o) for o in ops if type(o).__name__.startswith("Random")]
+        if random:
+            raise ValueError(f"map: a cache keeps the first pass's results, so the operations "
+                             f"must not be random, got {random}")
+        for n in child._walk():
+            if isinstance(n, ShuffleDataset) or getattr(n, "shuffle_flag", False):
+                raise ValueError(f"map: a cache replays the rows in the first pass's order, but "
+                                 f"{type(n).__name__} below shuffles them; give the cache to the "
+                                 f"source instead (cache=...), or shuffle after the map")
+        return cache
+
     def _rows(self, run):
-        yield from _per_row_in_parallel(self, run, self._apply, "msmlir-dataset-map")
+        if self._cache is None:
+            yield from _per_row_in_parallel(self, run, self._apply, "msmlir-dataset-map")
+            return
+        if self._cached_rows is not None:       # every row of a pass is cached
+            for k in range(self._cached_rows):
+                yield self._cache.get(self, k)
+            return
+        n = 0
+        complete = True
+
+        def apply(row, k, pass_no):
+            return self._cache.fetch(self, k, lambda: self._apply(row, k, pass_no))
+
+        for n, row in enumerate(_per_row_in_parallel(self, run, apply, "msmlir-dataset-map"), 1):
+            complete = complete and self._cache.get(self, n - 1) is not None
+            yield row
+        if complete:
+            self._cached_rows = n
 
     def _size(self):
         return self.children[0]._size()

@@ -66,6 +66,7 @@ class MindDataset(_RandomAccessDataset):
             self._num_padded = num_padded
         super().__init__(cols, num_samples, _shuffle_arg(shuffle, "MindDataset"), sampler,
                          num_shards, shard_id, num_parallel_workers)
+        self._set_cache(cache)
         self._starts = np.cumsum([0] + [len(s) for s in self._shards])
 
     @staticmethod
@@ -140,6 +141,7 @@ class ImageFolderDataset(_RandomAccessDataset):
         super().__init__(["image", "label"], num_samples,
                          _shuffle_arg(shuffle, "ImageFolderDataset"), sampler, num_shards,
                          shard_id, num_parallel_workers)
+        self._set_cache(cache)
         self._files = files
         self._labels = np.asarray(labels, dtype=np.int32)
         self._class_indexing = class_indexing
@@ -219,6 +221,7 @@ class Cifar10Dataset(_RandomAccessDataset):
         self._labels = labels[:, 0].astype(np.uint32)
         super().__init__(["image", "label"], num_samples, shuffle, sampler, num_shards,
                          shard_id, num_parallel_workers)
+        self._set_cache(cache)
 
     def _workers(self):
         return 1
@@ -254,6 +257,7 @@ class Cifar100Dataset(_RandomAccessDataset):
         self._labels = labels.astype(np.uint32)
         super().__init__(["image", "coarse_label", "fine_label"], num_samples, shuffle,
                          sampler, num_shards, shard_id, num_parallel_workers)
+        self._set_cache(cache)
 
     def _workers(self):
         return 1

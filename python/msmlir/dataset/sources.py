@@ -58,6 +58,12 @@ class _SourceDataset(Dataset):
     def get_col_names(self):
         return list(self._columns)
 
+    _cache = None        # a DatasetCache (cache=): rows kept by row number
+
+    def _set_cache(self, cache):
+        from .cache import check
+        self._cache = check(cache, type(self).__name__)
+
     @property
     def shuffle_flag(self):
         return self.sampler.is_shuffled() if self.sampler is not None else False
@@ -85,12 +91,18 @@ class _RandomAccessDataset(_SourceDataset):
         w = self.num_parallel_workers
         return 1 if w is None else resolve_workers(w)
 
+    def _row(self, i):
+        """Row i, from the cache when there is one."""
+        if self._cache is None:
+            return self._get(i)
+        return self._cache.fetch(self, i, lambda: self._get(i))
+
     def _rows(self, run):
         idx, pass_no = self._indices(run)
         workers = self._workers()
         if workers <= 1 and type(self)._get is not GeneratorDataset._get:
             for i in idx:                      # built-in sources: plain slicing
-                yield self._get(int(i))
+                yield self._row(int(i))
             return
         from ._random import row_scope
         key = run.key(self, pass_no) + [1]
@@ -98,7 +110,7 @@ class _RandomAccessDataset(_SourceDataset):
         def fetch(ki):                         # random transforms in __getitem__: per row
             k, i = ki
             with row_scope(key + [k]):
-                return self._get(int(i))
+                return self._row(int(i))
 
         yield from ordered_parallel(fetch, enumerate(idx), workers,
                                      f"msmlir-dataset-{type(self).__name__}",
@@ -299,6 +311,7 @@ class MnistDataset(_RandomAccessDataset):
             labels.append(lbl)
         super().__init__(["image", "label"], num_samples, shuffle, sampler, num_shards, shard_id,
                          num_parallel_workers)
+        self._set_cache(cache)
         self._images = np.concatenate(images)[..., None]
         self._labels = np.concatenate(labels).astype(np.uint32)
 

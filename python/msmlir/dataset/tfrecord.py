@@ -6,8 +6,8 @@ right 15, add 0xa282ead8). The data is a serialized `tf.train.Example` (Features
 map from name to a BytesList, FloatList or Int64List), parsed here from the protobuf
 wire format directly (no TensorFlow / protobuf dependency). Every length, varint and
 CRC is checked: a truncated or corrupted file raises a RuntimeError naming the file
-and record. CRC-32C is computed in Python (about 20 MB/s): fine for the small files
-of tests and examples, slow for large image sets.
+and record. CRC-32C is table-driven, vectorized with numpy over 1 KB lanes for
+inputs of 8 KB and more (`crc32c`; the event files of SummaryRecord use it too).
 """
 from __future__ import annotations
 
@@ -35,13 +35,47 @@ def _crc32c_table():
 _CRC_TABLE = _crc32c_table()
 
 
-def crc32c(data: bytes) -> int:
-    """CRC-32C (Castagnoli), as TFRecord uses."""
-    c = 0xFFFFFFFF
+def _crc_bytes(c: int, data) -> int:
+    """The CRC register c run through `data`, one table step per byte."""
     t = _CRC_TABLE
     for b in data:
         c = t[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
+    return c
+
+
+_LANE = 1024                     # bytes per lane of the vectorized CRC
+_NP_TABLE = np.array(_CRC_TABLE, np.uint32)
+_SHIFT = []                      # the register advanced through _LANE zero bytes, per byte
+
+
+def _shift_tables():
+    """Four 256-entry tables of the linear map "advance the register through _LANE
+    zero bytes": shift(v) = T0[v & 255] ^ T1[v >> 8 & 255] ^ T2[...] ^ T3[...]."""
+    if not _SHIFT:
+        regs = (np.arange(256, dtype=np.uint32)[None, :]
+                << (8 * np.arange(4, dtype=np.uint32))[:, None]).ravel()
+        for _ in range(_LANE):
+            regs = _NP_TABLE[regs & 0xFF] ^ (regs >> 8)
+        _SHIFT.extend(regs.reshape(4, 256).tolist())
+    return _SHIFT
+
+
+def crc32c(data: bytes) -> int:
+    """CRC-32C (Castagnoli), as TFRecord uses. Long inputs are cut into lanes of
+    _LANE bytes whose registers (from 0) advance together in numpy; the register is
+    affine in its start value, so the lanes chain as reg = shift(reg) ^ lane."""
+    n = len(data) // _LANE
+    if n < 8:
+        return _crc_bytes(0xFFFFFFFF, data) ^ 0xFFFFFFFF
+    lanes = np.frombuffer(data, np.uint8, n * _LANE).reshape(n, _LANE).astype(np.uint32)
+    regs = np.zeros(n, np.uint32)
+    for j in range(_LANE):
+        regs = _NP_TABLE[(regs ^ lanes[:, j]) & 0xFF] ^ (regs >> 8)
+    t0, t1, t2, t3 = _shift_tables()
+    c = 0xFFFFFFFF
+    for r in regs.tolist():
+        c = t0[c & 0xFF] ^ t1[c >> 8 & 0xFF] ^ t2[c >> 16 & 0xFF] ^ t3[c >> 24] ^ r
+    return _crc_bytes(c, memoryview(data)[n * _LANE:]) ^ 0xFFFFFFFF
 
 
 def masked_crc32c(data: bytes) -> int:
@@ -290,6 +324,7 @@ class TFRecordDataset(_RandomAccessDataset):
             cols = list(columns_list)
         super().__init__(cols, num_samples, _shuffle_arg(shuffle, "TFRecordDataset"), None,
                          num_shards, shard_id, num_parallel_workers)
+        self._set_cache(cache)
 
     def _example(self, i):
         path, off, n = self._records[i]

@@ -1,7 +1,9 @@
 """Image transforms (MindSpore's `mindspore.dataset.vision`): geometry and resizing in
 numpy; decoding and the photometric ops (Decode, RandomCropDecodeResize's decode,
 RandomColorAdjust, AutoContrast, Equalize, RandomSharpness, RandomColor,
-RandomGrayscale, RandomPosterize, RandomRotation) with Pillow (the `vision` extra).
+RandomGrayscale, RandomPosterize, RandomRotation) with Pillow (the `vision` extra);
+RandomAffine (inverse-mapped NEAREST / BILINEAR sampling), RandomErasing (CHW, after
+ToTensor), RandomResize and MixUpBatch (on batches) in numpy.
 
 Images are numpy arrays <H, W> or <H, W, C> (HWC, like MindSpore's C++ ops and
 OpenCV), uint8 or float; most transforms also take a batch <..., H, W, C>. Every
@@ -32,6 +34,7 @@ through).
 """
 from __future__ import annotations
 
+import math
 import numbers
 from enum import Enum, IntEnum
 
@@ -45,6 +48,7 @@ __all__ = ["Resize", "Rescale", "Normalize", "HWC2CHW", "CenterCrop", "Crop", "R
            "RandomCropDecodeResize", "RandomColorAdjust", "Invert", "AutoContrast", "Equalize",
            "RandomSharpness", "RandomColor", "RandomGrayscale", "RandomPosterize", "CutOut",
            "RandomSolarize", "RandomSelectSubpolicy", "RandomRotation",
+           "RandomAffine", "RandomErasing", "RandomResize", "MixUpBatch", "is_pil",
            "Inter", "Border"]
 # the modules `utils`, `transforms`, `c_transforms` and `py_transforms` are registered at
 # the end of this file
@@ -1138,6 +1142,224 @@ class RandomRotation:
 
 
 # ---------------------------------------------------------------------------
+# RandomAffine, RandomErasing, RandomResize, MixUpBatch (in numpy); is_pil
+# ---------------------------------------------------------------------------
+
+def _range(v, name, what, sym_ok=True, lo=None, hi=None, sizes=(2,)):
+    """A (min, max) pair (or pairs) from MindSpore's number-or-sequence arguments."""
+    if sym_ok and isinstance(v, numbers.Real) and not isinstance(v, bool):
+        if v < 0:
+            raise ValueError(f"{what}: {name} must be non-negative, got {v}")
+        return (-float(v), float(v))
+    if not isinstance(v, (list, tuple)) or len(v) not in sizes or \
+            not all(isinstance(e, numbers.Real) and not isinstance(e, bool) for e in v):
+        raise TypeError(f"{what}: {name} must be a number or a sequence of {sizes} numbers, "
+                        f"got {v!r}")
+    v = tuple(float(e) for e in v)
+    if any(v[i] > v[i + 1] for i in range(0, len(v), 2)):
+        raise ValueError(f"{what}: {name} must be (min, max) pairs with min <= max, got {v}")
+    if (lo is not None and min(v) < lo) or (hi is not None and max(v) > hi):
+        raise ValueError(f"{what}: {name} must lie in [{lo}, {hi}], got {v}")
+    return v
+
+
+class RandomAffine:
+    """A random affine transform about the image center: rotation by an angle uniform
+    in `degrees` (clockwise, as MindSpore documents), translation by tx * width and
+    ty * height with tx, ty uniform in `translate` ((tx_min, tx_max[, ty_min,
+    ty_max]) in [-1, 1]), scale uniform in `scale`, and shear angles (degrees)
+    uniform in `shear` (a number s: x-shear in [-s, s]; 2 values: x range; 4: x and
+    y ranges). Pixels come from the inverse map, with `resample` NEAREST or
+    BILINEAR, `fill_value` outside the input. Images <H, W> or <H, W, C>."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, resample=Inter.NEAREST,
+                 fill_value=0):
+        what = "RandomAffine"
+        self.degrees = _range(degrees, "degrees", what)
+        self.translate = (0.0, 0.0, 0.0, 0.0) if translate is None else \
+            _range(translate, "translate", what, False, -1.0, 1.0, (2, 4))
+        if len(self.translate) == 2:
+            self.translate += (0.0, 0.0)
+        self.scale = (1.0, 1.0) if scale is None else _range(scale, "scale", what, False, 0.0)
+        if self.scale[0] <= 0:
+            raise ValueError(f"{what}: scale must be positive, got {scale!r}")
+        self.shear = (0.0, 0.0, 0.0, 0.0) if shear is None else \
+            _range(shear, "shear", what, True, sizes=(2, 4))
+        if len(self.shear) == 2:
+            self.shear += (0.0, 0.0)
+        self.resample = _interp(resample, what)
+        if self.resample not in (Inter.NEAREST, Inter.BILINEAR):
+            raise ValueError(f"{what}: resample {self.resample!r} is not supported (NEAREST, "
+                             f"BILINEAR)")
+        self.fill_value = _fill(fill_value, what)
+
+    def _matrix(self, rng, h, w):
+        """The 2x2 linear part and the translation (dx, dy) of the forward map."""
+        angle = math.radians(rng.uniform(*self.degrees))
+        tx, ty = rng.uniform(*self.translate[:2]), rng.uniform(*self.translate[2:])
+        s = rng.uniform(*self.scale)
+        shx = math.radians(rng.uniform(*self.shear[:2]))
+        shy = math.radians(rng.uniform(*self.shear[2:]))
+        rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+        shear = np.array([[1.0, math.tan(shx)], [math.tan(shy), 1.0]])
+        return rot @ shear * s, (round(tx * w), round(ty * h))
+
+    def __call__(self, img):
+        x = _image(img, "RandomAffine")
+        if x.ndim not in (2, 3):
+            raise RuntimeError(f"RandomAffine: the image must be <H, W> or <H, W, C>, got shape "
+                               f"{list(x.shape)}")
+        h, w = x.shape[:2]
+        lin, (dx, dy) = self._matrix(_generator(), h, w)
+        cy, cx = (h - 1) / 2.0, (w - 1) / 2.0
+        yy, xx = np.meshgrid(np.arange(h, dtype=np.float64), np.arange(w, dtype=np.float64),
+                             indexing="ij")
+        inv = np.linalg.inv(lin)
+        ox, oy = xx - cx - dx, yy - cy - dy
+        sx = inv[0, 0] * ox + inv[0, 1] * oy + cx          # source coordinates
+        sy = inv[1, 0] * ox + inv[1, 1] * oy + cy
+        fill = np.asarray(self.fill_value, np.float64)
+        if fill.ndim and (x.ndim != 3 or x.shape[2] != fill.size):
+            raise RuntimeError(f"RandomAffine: a {fill.size}-value fill_value needs an image "
+                               f"with {fill.size} channels, got shape {list(x.shape)}")
+        xf = x.astype(np.float64)
+        # one pixel of fill around the image: samples off the image take fill_value
+        pad = [(1, 1), (1, 1)] + [(0, 0)] * (x.ndim - 2)
+        big = np.pad(xf, pad)
+        big[0], big[-1], big[:, 0], big[:, -1] = fill, fill, fill, fill
+        if self.resample == Inter.NEAREST:
+            iy = np.clip(np.floor(sy + 0.5).astype(np.int64) + 1, 0, h + 1)
+            ix = np.clip(np.floor(sx + 0.5).astype(np.int64) + 1, 0, w + 1)
+            out = big[iy, ix]
+        else:
+            sy1, sx1 = np.clip(sy + 1, 0, h + 1), np.clip(sx + 1, 0, w + 1)
+            y0 = np.minimum(np.floor(sy1).astype(np.int64), h)
+            x0 = np.minimum(np.floor(sx1).astype(np.int64), w)
+            fy, fx = sy1 - y0, sx1 - x0
+            if x.ndim == 3:
+                fy, fx = fy[..., None], fx[..., None]
+            out = (big[y0, x0] * (1 - fy) * (1 - fx) + big[y0, x0 + 1] * (1 - fy) * fx
+                   + big[y0 + 1, x0] * fy * (1 - fx) + big[y0 + 1, x0 + 1] * fy * fx)
+        if x.dtype.kind in "ui":
+            info = np.iinfo(x.dtype)
+            out = np.clip(np.rint(out), info.min, info.max)
+        return out.astype(x.dtype)
+
+
+class RandomErasing:
+    """With probability `prob`, erases a random rectangle of a CHW image (as after
+    ToTensor): area a uniform fraction `scale` of the image, aspect ratio log-uniform
+    in `ratio`, up to `max_attempts` draws to fit; filled with `value` (a number, one
+    per channel, or 'random' for standard-normal noise). MindSpore's (torchvision's)
+    algorithm."""
+
+    def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False,
+                 max_attempts=10):
+        what = "RandomErasing"
+        if isinstance(prob, bool) or not isinstance(prob, numbers.Real) or not 0 <= prob <= 1:
+            raise ValueError(f"{what}: prob must be in [0, 1], got {prob!r}")
+        self.prob = float(prob)
+        self.scale = _range(scale, "scale", what, False, 0.0)
+        self.ratio = _range(ratio, "ratio", what, False)
+        if self.ratio[0] <= 0:
+            raise ValueError(f"{what}: ratio must be positive, got {ratio!r}")
+        if not (value == "random" or isinstance(value, numbers.Real) or (
+                isinstance(value, (list, tuple)) and all(isinstance(v, numbers.Real)
+                                                         for v in value))):
+            raise TypeError(f"{what}: value must be a number, a sequence of numbers or "
+                            f"'random', got {value!r}")
+        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or \
+                max_attempts <= 0:
+            raise ValueError(f"{what}: max_attempts must be a positive int, got {max_attempts!r}")
+        self.value, self.inplace, self.max_attempts = value, bool(inplace), max_attempts
+
+    def __call__(self, img):
+        x = _np(img)
+        if x.ndim != 3:
+            raise RuntimeError(f"RandomErasing: the image must be <C, H, W>, got shape "
+                               f"{list(x.shape)}")
+        rng = _generator()
+        if rng.random() >= self.prob:
+            return x
+        c, h, w = x.shape
+        area = h * w
+        log_ratio = (math.log(self.ratio[0]), math.log(self.ratio[1]))
+        for _ in range(self.max_attempts):
+            erase = area * rng.uniform(*self.scale)
+            aspect = math.exp(rng.uniform(*log_ratio))
+            eh, ew = int(round(math.sqrt(erase * aspect))), int(round(math.sqrt(erase / aspect)))
+            if eh < h and ew < w:
+                top, left = int(rng.integers(0, h - eh + 1)), int(rng.integers(0, w - ew + 1))
+                if self.value == "random":
+                    v = rng.standard_normal((c, eh, ew))
+                else:
+                    v = np.asarray(self.value, np.float64).reshape(-1, 1, 1)
+                    if v.shape[0] not in (1, c):
+                        raise RuntimeError(f"RandomErasing: value has {v.shape[0]} entries, the "
+                                           f"image {c} channels")
+                out = x if self.inplace and x.flags.writeable else np.array(x, copy=True)
+                out[:, top:top + eh, left:left + ew] = v
+                return out
+        return x
+
+
+class RandomResize(Resize):
+    """Resize with an interpolation drawn per image from LINEAR, NEAREST, BICUBIC and
+    AREA (MindSpore's RandomResize)."""
+
+    _MODES = (Inter.LINEAR, Inter.NEAREST, Inter.BICUBIC, Inter.AREA)
+
+    def __init__(self, size):
+        super().__init__(size)
+
+    def __call__(self, img):
+        self.interpolation = self._MODES[int(_generator().integers(len(self._MODES)))]
+        return super().__call__(img)
+
+
+class MixUpBatch:
+    """MixUp on a batch (after `batch`): images (N, H, W, C) or (N, C, H, W) and
+    one-hot labels (N, classes) are mixed with a shuffled copy of the batch,
+    x = lam * x + (1 - lam) * x[perm], lam ~ Beta(alpha, alpha). Images keep their
+    dtype, labels become float32."""
+
+    def __init__(self, alpha=1.0):
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or alpha <= 0:
+            raise ValueError(f"MixUpBatch: alpha must be positive, got {alpha!r}")
+        self.alpha = float(alpha)
+
+    def __call__(self, images, labels):
+        x, y = _np(images), _np(labels)
+        if x.ndim != 4:
+            raise RuntimeError(f"MixUpBatch: the images must be a batch <N, H, W, C> or "
+                               f"<N, C, H, W> (apply it after batch), got shape {list(x.shape)}")
+        if y.ndim != 2 or y.shape[0] != x.shape[0]:
+            raise RuntimeError(f"MixUpBatch: the labels must be one-hot <N, classes> with N = "
+                               f"{x.shape[0]}, got shape {list(y.shape)} (use OneHot first)")
+        rng = _generator()
+        perm = rng.permutation(x.shape[0])
+        lam = rng.beta(self.alpha, self.alpha)
+        mixed = lam * x.astype(np.float64) + (1 - lam) * x[perm].astype(np.float64)
+        if x.dtype.kind in "ui":
+            mixed = np.rint(mixed)
+        return (mixed.astype(x.dtype),
+                (lam * y.astype(np.float64) + (1 - lam) * y[perm]).astype(np.float32))
+
+
+def is_pil(img) -> bool:
+    """Whether `img` is a PIL image (MindSpore's py_transforms_util.is_pil)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return False
+    return isinstance(img, Image.Image)
+
+
+def is_numpy(img) -> bool:
+    return isinstance(img, np.ndarray)
+
+
+# ---------------------------------------------------------------------------
 # MindSpore's other module paths: vision.utils, vision.transforms and the 1.x
 # vision.c_transforms / vision.py_transforms
 # ---------------------------------------------------------------------------
@@ -1178,6 +1400,9 @@ def _register_aliases():
                  "same numpy transforms (HWC arrays).", c)
     p = dict(public)
     p.update({"Normalize": _PyNormalize, "ToPIL": ToPIL})
+    alias_module(me, "py_transforms_util", "MindSpore 1.x "
+                 "mindspore.dataset.vision.py_transforms_util: is_pil, is_numpy.",
+                 {"is_pil": is_pil, "is_numpy": is_numpy})
     alias_module(me, "py_transforms", "MindSpore 1.x mindspore.dataset.vision.py_transforms on "
                  "numpy HWC arrays (ToPIL passes arrays through; Normalize expects CHW, as after "
                  "ToTensor).", p)

@@ -33,6 +33,7 @@ Implemented (by module):
   multi_dot, matrix_power, searchsorted, cov, corrcoef (without weights).
 * logic: equal, not_equal, less, less_equal, greater, greater_equal,
   logical_and, logical_or, logical_xor, logical_not, isfinite, isnan, isinf,
+  bitwise_and, bitwise_or, bitwise_xor, invert, bitwise_not, left_shift, right_shift,
   isposinf, isneginf, signbit, isclose, allclose, array_equal, array_equiv,
   all, any, sometrue, isin, in1d, isscalar.
 * array manipulation: reshape, ravel, squeeze, expand_dims, transpose,
@@ -53,8 +54,7 @@ Not implemented:
 * the rest of sorting and what is built on data-dependent bins: partition,
   argpartition, lexsort, nanmedian, nanpercentile, nanquantile, histogram,
   histogramdd, histogram2d, histogram_bin_edges, digitize, bincount, interp;
-* bitwise ops (no integer bitwise ops in mindir): bitwise_and/or/xor, invert,
-  gcd, lcm;
+* gcd, lcm (integer loops);
 * functions that call back into Python per slice: apply_along_axis,
   apply_over_axes, piecewise; array_str;
 * polynomial and signal helpers: polyadd, polysub, polyval, polyder, polymul,

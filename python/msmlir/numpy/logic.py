@@ -13,7 +13,8 @@ from ._utils import _api, _axes, _broadcast_shapes, _float, _operands, _out, _t
 __all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
            "logical_or", "logical_xor", "logical_not", "isfinite", "isnan", "isinf", "isposinf",
            "isneginf", "signbit", "isclose", "allclose", "array_equal", "array_equiv", "all", "any",
-           "sometrue", "isin", "in1d", "isscalar"]
+           "sometrue", "isin", "in1d", "isscalar", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "invert", "bitwise_not", "left_shift", "right_shift"]
 
 
 def _compare(name, op, doc):
@@ -34,6 +35,34 @@ greater_equal = _compare("greater_equal", ops.greater_equal, "x1 >= x2")
 logical_and = _compare("logical_and", ops.logical_and, "x1 and x2 (non-zero is true)")
 logical_or = _compare("logical_or", ops.logical_or, "x1 or x2")
 logical_xor = _compare("logical_xor", ops.logical_xor, "x1 xor x2")
+
+
+
+def _bitwise(name, op, doc):
+    def fn(x1, x2, dtype=None):
+        a, b = _operands(x1, x2)
+        return _out(op(a, b), dtype)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{doc}, elementwise, on integers or bools (mindspore.numpy.{name})."
+    return _api(fn)
+
+
+bitwise_and = _bitwise("bitwise_and", ops.bitwise_and, "x1 & x2")
+bitwise_or = _bitwise("bitwise_or", ops.bitwise_or, "x1 | x2")
+bitwise_xor = _bitwise("bitwise_xor", ops.bitwise_xor, "x1 ^ x2")
+left_shift = _bitwise("left_shift", ops.bitwise_left_shift,
+                      "x1 << x2 (a shift outside [0, bit width) gives 0)")
+right_shift = _bitwise("right_shift", ops.bitwise_right_shift,
+                       "x1 >> x2, arithmetic (a shift outside [0, bit width) gives 0 or -1)")
+
+
+@_api
+def invert(x, dtype=None):
+    """~x, elementwise, on integers or bools (mindspore.numpy.invert)."""
+    return _out(ops.invert(_t(x)), dtype)
+
+
+bitwise_not = invert
 
 
 @_api

@@ -22,6 +22,9 @@ __all__ = [
     "equal", "eq", "not_equal", "ne", "less", "lt", "less_equal", "le", "greater", "gt",
     "greater_equal", "ge", "logical_not", "logical_and", "logical_or", "logical_xor", "select",
     "where", "clamp", "clip", "clip_by_value",
+    # integer bitwise (bool operands: the logical ops)
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+    "invert",
     # reductions
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "sum", "mean", "amax",
     "amin", "max", "min", "prod", "argmax", "argmin", "logsumexp", "all", "any",
@@ -313,6 +316,56 @@ def logical_or(input, other):
 def logical_xor(input, other):
     """input xor other, elementwise (ops.logical_xor)."""
     return emit(mindir.NotEqualOp, to_bool(input).value, to_bool(other).value)
+
+
+def _bitwise_operands(name, x, y):
+    a, b = promote(x, y)
+    if not (a.dtype.is_int or a.dtype.is_bool):
+        _b.error(f"For '{name}', the inputs must be integer or bool tensors, got {a.dtype}",
+                 kind=TypeError)
+    return a, b
+
+
+def _define_bitwise(name, op, logical, doc):
+    def fn(input, other):
+        a, b = _bitwise_operands(name, input, other)
+        if a.dtype.is_bool:
+            if logical is None:
+                _b.error(f"For '{name}', the inputs must be integer tensors, got bool",
+                         kind=TypeError)
+            return emit(logical, a.value, b.value)
+        return emit(op, a.value, b.value)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return primitive(fn)
+
+
+bitwise_and = _define_bitwise("bitwise_and", mindir.BitwiseAndOp, mindir.LogicalAndOp,
+                              "input & other, elementwise (ops.bitwise_and; bool: and).")
+bitwise_or = _define_bitwise("bitwise_or", mindir.BitwiseOrOp, mindir.LogicalOrOp,
+                             "input | other, elementwise (ops.bitwise_or; bool: or).")
+bitwise_xor = _define_bitwise("bitwise_xor", mindir.BitwiseXorOp, mindir.NotEqualOp,
+                              "input ^ other, elementwise (ops.bitwise_xor; bool: xor).")
+bitwise_left_shift = _define_bitwise(
+    "bitwise_left_shift", mindir.LeftShiftOp, None,
+    "input << other, elementwise (ops.bitwise_left_shift); shifts outside [0, bit width) give "
+    "0, as numpy.")
+bitwise_right_shift = _define_bitwise(
+    "bitwise_right_shift", mindir.RightShiftOp, None,
+    "input >> other, arithmetic (ops.bitwise_right_shift); shifts outside [0, bit width) give "
+    "0 or -1 (the sign), as numpy.")
+
+
+@primitive
+def invert(input):
+    """~input, elementwise (ops.invert; bool: not)."""
+    t = to_tensor(input)
+    if t.dtype.is_bool:
+        return emit(mindir.LogicalNotOp, t.value)
+    if not t.dtype.is_int:
+        _b.error(f"For 'invert', the input must be an integer or bool tensor, got {t.dtype}",
+                 kind=TypeError)
+    return emit(mindir.BitwiseNotOp, t.value)
 
 
 @primitive

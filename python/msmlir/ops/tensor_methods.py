@@ -110,7 +110,13 @@ for _names, _op, _swap in [
         (("__ge__", "greater_equal", "ge"), _math.greater_equal, False),
         (("equal", "eq"), _math.equal, False), (("not_equal", "ne"), _math.not_equal, False),
         (("logical_and",), _math.logical_and, False), (("logical_or",), _math.logical_or, False),
-        (("logical_xor",), _math.logical_xor, False)]:
+        (("logical_xor",), _math.logical_xor, False),
+        (("bitwise_and",), _math.bitwise_and, False), (("bitwise_or",), _math.bitwise_or, False),
+        (("bitwise_xor",), _math.bitwise_xor, False),
+        (("__lshift__", "bitwise_left_shift"), _math.bitwise_left_shift, False),
+        (("__rlshift__",), _math.bitwise_left_shift, True),
+        (("__rshift__", "bitwise_right_shift"), _math.bitwise_right_shift, False),
+        (("__rrshift__",), _math.bitwise_right_shift, True)]:
     _def(_names, (lambda op: lambda x, o: op(o, x))(_op) if _swap else
          (lambda op: lambda x, o: op(x, o))(_op), binary=True)
 
@@ -130,31 +136,29 @@ def _ne(x, o):
 
 
 def _logical(op, sym, swap=False):
+    """&, |, ^: logical on bools, bitwise on integers (as MindSpore's Tensor)."""
     def fn(x, o):
         other = _operand_dtype(o)
-        if not x.dtype.is_bool or other is not None and not other.is_bool or \
-                other is None and not isinstance(o, bool):
-            _fail(TypeError, f"operator {sym} needs bool tensors (got {x.dtype} and "
-                             f"{other if other is not None else type(o).__name__}); bitwise "
-                             f"integer ops are not supported")
+        if x.dtype.is_float or other is not None and other.is_float or isinstance(o, float):
+            _fail(TypeError, f"operator {sym} needs bool or integer tensors (got {x.dtype} and "
+                             f"{other if other is not None else type(o).__name__})")
         return op(o, x) if swap else op(x, o)
     return fn
 
 
-_def("__and__", _logical(_math.logical_and, "&"), binary=True)
-_def("__rand__", _logical(_math.logical_and, "&", True), binary=True)
-_def("__or__", _logical(_math.logical_or, "|"), binary=True)
-_def("__ror__", _logical(_math.logical_or, "|", True), binary=True)
-_def("__xor__", _logical(_math.logical_xor, "^"), binary=True)
-_def("__rxor__", _logical(_math.logical_xor, "^", True), binary=True)
+_def("__and__", _logical(_math.bitwise_and, "&"), binary=True)
+_def("__rand__", _logical(_math.bitwise_and, "&", True), binary=True)
+_def("__or__", _logical(_math.bitwise_or, "|"), binary=True)
+_def("__ror__", _logical(_math.bitwise_or, "|", True), binary=True)
+_def("__xor__", _logical(_math.bitwise_xor, "^"), binary=True)
+_def("__rxor__", _logical(_math.bitwise_xor, "^", True), binary=True)
 
 
-@_method("__invert__")
+@_method("__invert__", "invert", "bitwise_not")
 def _invert(x):
-    if not x.dtype.is_bool:
-        _fail(TypeError, f"operator ~ needs a bool tensor (got {x.dtype}); bitwise integer ops "
-                         f"are not supported")
-    return _math.logical_not(x)
+    if x.dtype.is_float:
+        _fail(TypeError, f"operator ~ needs a bool or integer tensor (got {x.dtype})")
+    return _math.invert(x)
 
 
 @_method("__pos__")

@@ -17,6 +17,9 @@ from .metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbeta, Loss, Metri
 from .model import Model  # noqa: E402,F401
 from .loss_scale_manager import (DynamicLossScaleManager, FixedLossScaleManager,  # noqa: E402,F401
                                  LossScaleManager)
+from .summary import SummaryCollector, SummaryRecord  # noqa: E402,F401
+from .callbacks import _Params as _InternalCallbackParam  # noqa: E402,F401
+from ..common.context import ParallelMode  # noqa: E402,F401
 
 __all__ += ["Model", "Callback", "LossMonitor", "TimeMonitor", "ProgressBar", "RunContext",
             "CheckpointConfig", "ModelCheckpoint", "History", "LambdaCallback",
@@ -25,4 +28,5 @@ __all__ += ["Model", "Callback", "LossMonitor", "TimeMonitor", "ProgressBar", "R
             "Metric", "EvaluationBase", "Accuracy", "Loss", "TopKCategoricalAccuracy",
             "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Precision", "Recall", "Fbeta",
             "F1", "MAE", "MSE", "get_metric_fn", "names", "rearrange_inputs", "ConfusionMatrix",
-            "CosineSimilarity", "Dice", "Perplexity", "auc"]
+            "CosineSimilarity", "Dice", "Perplexity", "auc", "SummaryRecord", "SummaryCollector",
+            "ParallelMode"]

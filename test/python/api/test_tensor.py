@@ -216,10 +216,12 @@ def test_comparisons_and_logical():
     np.testing.assert_array_equal(arr(m ^ n), (X > 0) ^ (Y > 0))
     np.testing.assert_array_equal(arr(~m), ~(X > 0))
     assert (a == None) is False and (a != None) is True  # noqa: E711
+    np.testing.assert_array_equal(arr(Tensor(I) & Tensor(I + 1)), I & (I + 1))   # bitwise on ints
+    np.testing.assert_array_equal(arr(~Tensor(I)), ~I)
     with pytest.raises(TypeError):
-        Tensor(I) & Tensor(I)
+        a & b                                                                    # not on floats
     with pytest.raises(TypeError):
-        ~Tensor(I)
+        ~a
 
 
 def test_bool_tensor_kernels():

@@ -21,6 +21,7 @@ B = F > 0.5
 C = G > 0
 I32 = np.array([[3, -4, 5], [-6, 7, 8]], np.int32)
 IDX = np.array([2, 0], np.int32)
+SH = np.array([[0, 1, 2], [3, 30, 5]], np.int32)                   # shift amounts in [0, 32)
 S1 = F.reshape(2, 1, 3)
 
 # name -> (input, args, kwargs, numpy reference or None). Arrays among args are
@@ -46,6 +47,15 @@ CASES = {
     "__or__": (B, (C,), {}, np.logical_or), "__ror__": (B, (C,), {}, np.logical_or),
     "__xor__": (B, (C,), {}, np.logical_xor), "__rxor__": (B, (C,), {}, np.logical_xor),
     "__invert__": (B, (), {}, np.logical_not),
+    "invert": (I32, (), {}, np.invert), "bitwise_not": (I32, (), {}, np.invert),
+    "bitwise_and": (I32, (SH,), {}, np.bitwise_and), "bitwise_or": (I32, (SH,), {}, np.bitwise_or),
+    "bitwise_xor": (I32, (SH,), {}, np.bitwise_xor),
+    "__lshift__": (I32, (SH,), {}, np.left_shift),
+    "bitwise_left_shift": (I32, (SH,), {}, np.left_shift),
+    "__rlshift__": (SH, (I32,), {}, lambda x, o: np.left_shift(o, x)),
+    "__rshift__": (I32, (SH,), {}, np.right_shift),
+    "bitwise_right_shift": (I32, (SH,), {}, np.right_shift),
+    "__rrshift__": (SH, (I32,), {}, lambda x, o: np.right_shift(o, x)),
     "__divmod__": (I32, (3,), {}, divmod), "__rdivmod__": (I32, (7,), {}, lambda x, o: divmod(o, x)),
     "__round__": (G * 3, (), {}, np.round),
     "__getitem__": (F, ((slice(None), 1),), {}, lambda x, i: x[i]),

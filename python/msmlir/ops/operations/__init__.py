@@ -36,6 +36,7 @@ from ..nn import (BatchNorm, Dropout, LayerNorm, SoftmaxCrossEntropyWithLogits, 
                   SparseSoftmaxCrossEntropyWithLogits)
 from ..custom import Custom  # noqa: F401
 from ..host import host_call as _host_call
+from ..summary import summary as _summary
 from ..dynamic import masked_select as _masked_select, nonzero as _nonzero, unique as _unique
 from ..comm import all_gather as _all_gather, all_reduce as _all_reduce, \
     all_to_all as _all_to_all, broadcast as _broadcast, reduce_scatter as _reduce_scatter
@@ -474,6 +475,203 @@ def _random_choice_with_mask(s, x):
     return F.stack(coords, -1), mask
 
 
+def _roi_align(s, features, rois):
+    """MindSpore's ROIAlign (Mask R-CNN): average of sample_num x sample_num bilinear
+    samples per output bin, with the semantics of MindSpore's CPU kernel (ROI end +
+    roi_end_mode, legacy mode 0 forces ROIs to at least 1x1, samples beyond one pixel
+    outside the map count as 0). Composed from gathers, so the gradient w.r.t. the
+    features is the gathers' scatter-add; the ROIs get none (stop_gradient), as in
+    MindSpore."""
+    x = F.to_tensor(features)
+    r = F.stop_gradient(F.to_tensor(rois))
+    if x.ndim != 4 or r.ndim != 2 or r.shape[1] not in (4, 5):
+        _b.error(f"For 'ROIAlign', features must be (N, C, H, W) and rois (R, 5) or (R, 4), "
+                 f"got {tuple(x.shape)} and {tuple(r.shape)}")
+    if s.sample_num <= 0:
+        _b.error("For 'ROIAlign', sample_num <= 0 (a grid size that depends on each ROI's "
+                 "size) gives data-dependent work; use sample_num > 0")
+    if s.roi_end_mode not in (0, 1):
+        _b.error(f"For 'ROIAlign', roi_end_mode must be 0 or 1, got {s.roi_end_mode}")
+    n, c, h, w = x.shape
+    num, ph, pw, sn = r.shape[0], s.pooled_height, s.pooled_width, s.sample_num
+    r = F.cast(r, x.dtype)
+    col = lambda k: F.reshape(F.slice(r, (0, k), (num, 1)), (num, 1))   # noqa: E731
+    off = 1 if r.shape[1] == 5 else 0
+    batch = F.cast(F.round(col(0)), _dt.int32) if off else F.zeros((num, 1), _dt.int32)
+    scale = float(s.spatial_scale)
+
+    def axis_samples(k, bins, size):
+        """(index low, index high, weight low, weight high) of the samples along one
+        axis ((R, bins * sn) each), weights 0 for samples off the map."""
+        start = F.mul(col(off + k), scale)
+        length = F.sub(F.mul(F.add(col(off + k + 2), float(s.roi_end_mode)), scale), start)
+        if s.roi_end_mode == 0:
+            length = F.maximum(length, 1.0)
+        frac = _np.array([(p + (i + 0.5) / sn) / bins for p in range(bins) for i in range(sn)],
+                         _np.float32)
+        pos = F.add(start, F.mul(length, F.cast(F.to_tensor(frac[None, :]), x.dtype)))
+        valid = F.cast(F.logical_and(F.greater_equal(pos, -1.0), F.less_equal(pos, float(size))),
+                       x.dtype)
+        pos = F.maximum(pos, 0.0)
+        low = F.minimum(F.floor(pos), float(size - 1))
+        pos = F.minimum(pos, float(size - 1))
+        lw = F.sub(pos, low)
+        low_i = F.cast(low, _dt.int32)
+        high_i = F.minimum(F.add(low_i, 1), size - 1)
+        return low_i, high_i, F.mul(F.sub(1.0, lw), valid), F.mul(lw, valid)
+
+    ylo, yhi, wylo, wyhi = axis_samples(1, ph, h)
+    xlo, xhi, wxlo, wxhi = axis_samples(0, pw, w)
+    table = F.reshape(F.transpose(x, (0, 2, 3, 1)), (n * h * w, c))
+    base = F.reshape(F.mul(batch, h * w), (num, 1, 1))
+    out = None
+    for yi, wy in ((ylo, wylo), (yhi, wyhi)):
+        for xi, wx in ((xlo, wxlo), (xhi, wxhi)):
+            idx = F.add(base, F.add(F.mul(F.expand_dims(yi, 2), w), F.expand_dims(xi, 1)))
+            wt = F.mul(F.expand_dims(wy, 2), F.expand_dims(wx, 1))            # (R, ph*sn, pw*sn)
+            term = F.mul(F.gather(table, idx, 0), F.expand_dims(wt, 3))      # (R, ph*sn, pw*sn, C)
+            out = term if out is None else F.add(out, term)
+    out = F.reduce_mean(F.reshape(out, (num, ph, sn, pw, sn, c)), (2, 4))
+    return F.transpose(out, (0, 3, 1, 2))
+
+
+def _ctc_loss(s, inputs, labels_indices, labels_values, sequence_length):
+    """(loss, gradient): a host computation with MindSpore's bprop (operations/_ctc.py)."""
+    from ._ctc import ctc_loss_bprop, ctc_loss_numpy
+    opts = (s.preprocess_collapse_repeated, s.ctc_merge_repeated,
+            s.ignore_longer_outputs_than_inputs)
+
+    def fwd(x, idx, vals, seq):
+        return ctc_loss_numpy(x, idx, vals, seq, *opts)
+
+    fwd.__name__ = "CTCLoss"
+    x = inputs if _b.current() is None else F.to_tensor(inputs)
+    shape = tuple(getattr(x, "shape", ()))
+    if len(shape) != 3:
+        _b.error(f"For 'CTCLoss', inputs must be (max_time, batch, num_classes), got shape "
+                 f"{shape}")
+    dt = F.dtype(x)
+    op = Custom(fwd, ((shape[1],), shape), (dt, dt), func_type="pyfunc", bprop=ctc_loss_bprop)
+    return op(x, labels_indices, labels_values, sequence_length)
+
+
+def _adam(s, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    """MindSpore's fused Adam step on Parameters var, m, v (updated in place)."""
+    m_new = F.assign(m, F.add(m, F.mul(F.sub(grad, m), F.sub(1.0, beta1))))
+    v_new = F.assign(v, F.add(v, F.mul(F.sub(F.square(grad), v), F.sub(1.0, beta2))))
+    lr_t = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
+    num = F.add(F.mul(m_new, beta1), F.mul(grad, F.sub(1.0, beta1))) if s.use_nesterov else m_new
+    step = F.div(F.mul(num, lr_t), F.add(F.sqrt(v_new), epsilon))
+    return F.assign(var, F.sub(var, step)), m_new, v_new
+
+
+def _adam_weight_decay(s, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
+    """MindSpore's AdamWeightDecay step (decoupled weight decay), in place."""
+    m_new = F.assign(m, F.add(F.mul(m, beta1), F.mul(grad, F.sub(1.0, beta1))))
+    v_new = F.assign(v, F.add(F.mul(v, beta2), F.mul(F.square(grad), F.sub(1.0, beta2))))
+    update = F.add(F.div(m_new, F.add(F.sqrt(v_new), epsilon)), F.mul(var, decay))
+    return F.assign(var, F.sub(var, F.mul(update, lr))), m_new, v_new
+
+
+def _lrn(s, x):
+    """x / (bias + alpha * sum of x^2 over the 2r+1 neighbouring channels)^beta (NCHW)."""
+    if s.norm_region != "ACROSS_CHANNELS":
+        _b.error(f"For 'LRN', norm_region must be 'ACROSS_CHANNELS', got {s.norm_region!r}")
+    t = F.to_tensor(x)
+    if t.ndim != 4:
+        _b.error(f"For 'LRN', the input must be 4-D (NCHW), got shape {tuple(t.shape)}")
+    r, c = int(s.depth_radius), t.shape[1]
+    sq = F.pad(F.square(t), (0, 0, 0, 0, r, r))
+    total = None
+    for k in range(2 * r + 1):
+        part = F.slice(sq, (0, k, 0, 0), (t.shape[0], c, t.shape[2], t.shape[3]))
+        total = part if total is None else F.add(total, part)
+    return F.div(t, F.pow(F.add(F.mul(total, s.alpha), s.bias), s.beta))
+
+
+def _swiglu(s, x):
+    t = F.to_tensor(x)
+    d = s.dim if s.dim >= 0 else s.dim + t.ndim
+    if t.shape[d] % 2:
+        _b.error(f"For 'Swiglu', dim {s.dim} has odd size {t.shape[d]}: it is split in halves")
+    a, b = F.split(t, t.shape[d] // 2, d)
+    return F.mul(F.silu(a), b)
+
+
+def _scalar_to_array(s, x):
+    if isinstance(x, bool) or not isinstance(x, numbers.Number):
+        _b.error(f"For 'ScalarToArray', the input must be an int or float, got {x!r}",
+                 kind=TypeError)
+    return F.scalar_to_tensor(x, _dt.int32 if isinstance(x, numbers.Integral) else _dt.float32)
+
+
+def _crop_and_resize(s, image, boxes, box_index, crop_size):
+    """TensorFlow's crop_and_resize (MindSpore's CropAndResize): per box, a crop_size
+    grid over [y1, y2] x [x1, x2] (normalized coordinates) sampled bilinearly or at the
+    nearest pixel; samples off the image take extrapolation_value. Composed from
+    gathers: gradients w.r.t. the image and (bilinear) the boxes, as MindSpore has."""
+    if s.method not in ("bilinear", "nearest"):
+        _b.error(f"For 'CropAndResize', method must be 'bilinear' or 'nearest' ('bilinear_v2' is "
+                 f"not supported), got {s.method!r}")
+    img = F.to_tensor(image)
+    bx = F.cast(F.to_tensor(boxes), _dt.float32)
+    if img.ndim != 4 or bx.ndim != 2 or bx.shape[1] != 4:
+        _b.error(f"For 'CropAndResize', image must be (batch, height, width, depth) and boxes "
+                 f"(num_boxes, 4), got {tuple(img.shape)} and {tuple(bx.shape)}")
+    ch, cw = (int(v) for v in crop_size)
+    b, h, w, depth = img.shape
+    nb = bx.shape[0]
+    col = lambda k: F.slice(bx, (0, k), (nb, 1))                           # noqa: E731
+    xf = F.cast(img, _dt.float32)
+
+    def coords(k, size, n):
+        """Source coordinates (nb, n) and their in-range mask along one axis."""
+        lo, hi = col(k), col(k + 2)
+        if n > 1:
+            steps = F.to_tensor(_np.arange(n, dtype=_np.float32)[None, :])
+            scale = F.div(F.mul(F.sub(hi, lo), size - 1.0), n - 1.0)     # TF's order of ops
+            pos = F.add(F.mul(lo, size - 1.0), F.mul(steps, scale))
+        else:
+            pos = F.broadcast_to(F.mul(F.add(lo, hi), 0.5 * (size - 1)), (nb, 1))
+        ok = F.logical_and(F.greater_equal(pos, 0.0), F.less_equal(pos, size - 1.0))
+        return pos, ok
+
+    py, oky = coords(0, h, ch)
+    px, okx = coords(1, w, cw)
+    table = F.reshape(xf, (b * h * w, depth))
+    base = F.reshape(F.mul(F.cast(F.to_tensor(box_index), _dt.int32), h * w), (nb, 1, 1))
+
+    def at(yi, xi):
+        yi = F.cast(F.minimum(F.maximum(yi, 0.0), h - 1.0), _dt.int32)
+        xi = F.cast(F.minimum(F.maximum(xi, 0.0), w - 1.0), _dt.int32)
+        idx = F.add(base, F.add(F.mul(F.expand_dims(yi, 2), w), F.expand_dims(xi, 1)))
+        return F.gather(table, idx, 0)                                     # (nb, ch, cw, depth)
+
+    if s.method == "nearest":
+        out = at(F.floor(F.add(py, 0.5)), F.floor(F.add(px, 0.5)))    # roundf: half up here
+    else:
+        y0, x0 = F.floor(py), F.floor(px)
+        ly = F.expand_dims(F.expand_dims(F.sub(py, y0), 2), 3)
+        lx = F.expand_dims(F.expand_dims(F.sub(px, x0), 1), 3)
+        y1, x1 = F.ceil(py), F.ceil(px)
+        top = F.add(at(y0, x0), F.mul(F.sub(at(y0, x1), at(y0, x0)), lx))
+        bottom = F.add(at(y1, x0), F.mul(F.sub(at(y1, x1), at(y1, x0)), lx))
+        out = F.add(top, F.mul(F.sub(bottom, top), ly))
+    ok = F.logical_and(F.expand_dims(F.expand_dims(oky, 2), 3),
+                       F.expand_dims(F.expand_dims(okx, 1), 3))
+    return F.select(ok, out, F.fill(_dt.float32, F.shape(out), float(s.extrapolation_value)))
+
+
+def _npu_float_status(s, *args):
+    _b.error(f"{s.name} reads or clears the Ascend NPU's floating-point overflow register, "
+             f"which a CPU has no equivalent of (MindSpore has no CPU/GPU kernel for it "
+             f"either); check the gradients instead: amp.all_finite(grads), or "
+             f"P.FloatStatus as MindSpore's GPU scripts do", kind=RuntimeError)
+
+
+def _summary_op(s, tag, value):
+    return _summary(s.name, tag, value)
+
 
 def _triple(v, name, what):
     t = (v,) * 3 if isinstance(v, int) else tuple(v)
@@ -544,14 +742,6 @@ class ReduceOp:
 # ---------------------------------------------------------------------------
 # The table: (name, constructor signature, implementation, category[, flags])
 # ---------------------------------------------------------------------------
-
-def _world(s, value):
-    """`value`, after checking the primitive's group is the MPI world."""
-    if getattr(s, "group", None) not in (None, "mpi_world_group", "hccl_world_group",
-                                         "nccl_world_group", "mccl_world_group"):
-        _b.error(f"{type(s).__name__}: group {s.group!r}: only the world group exists")
-    return value
-
 
 TABLE = [
     # ---- array ----------------------------------------------------------------------
@@ -906,26 +1096,46 @@ TABLE = [
     ("Unique", "", lambda s, x: _unique(x), "array", "python"),
     ("MaskedSelect", "", lambda s, x, mask: _masked_select(x, mask), "array", "python"),
     ("NonZero", "", lambda s, x: _nonzero(x), "array", "python"),
-    # collectives over the MPI world (msmlir.communication; `group`: the world group only)
+    # collectives over the MPI world or a create_group group (msmlir.communication)
     ("AllReduce", "op='sum', group=None",
-     lambda s, x: _all_reduce(x, _world(s, s.op)), "comm"),
-    ("AllGather", "group=None", lambda s, x: _all_gather(_world(s, x)), "comm"),
+     lambda s, x: _all_reduce(x, s.op, group=s.group), "comm"),
+    ("AllGather", "group=None", lambda s, x: _all_gather(x, group=s.group), "comm"),
     ("ReduceScatter", "op='sum', group=None",
-     lambda s, x: _reduce_scatter(x, _world(s, s.op)), "comm"),
+     lambda s, x: _reduce_scatter(x, s.op, group=s.group), "comm"),
     ("Broadcast", "root_rank, group=None",
-     lambda s, xs: tuple(_broadcast(x, _world(s, s.root_rank)) for x in xs), "comm"),
+     lambda s, xs: tuple(_broadcast(x, s.root_rank, group=s.group) for x in xs), "comm"),
     ("AlltoAll", "split_count, split_dim, concat_dim, group=None",
-     lambda s, x: _all_to_all(_world(s, x), s.split_dim, s.concat_dim, s.split_count), "comm"),
+     lambda s, x: _all_to_all(x, s.split_dim, s.concat_dim, s.split_count, group=s.group),
+     "comm"),
+    # ---- detection (ROIAlign), summaries, Ascend overflow status --------------------
+    ("ROIAlign", "pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1",
+     _roi_align, "nn"),
+    *[(n, "", _summary_op, "other", "python") for n in ("ScalarSummary", "TensorSummary",
+                                                         "ImageSummary", "HistogramSummary")],
+    ("CTCLoss", "preprocess_collapse_repeated=False, ctc_merge_repeated=True, "
+     "ignore_longer_outputs_than_inputs=False", _ctc_loss, "nn", "python"),
+    ("Adam", "use_locking=False, use_nesterov=False", _adam, "nn"),
+    ("AdamWeightDecay", "use_locking=False", _adam_weight_decay, "nn"),
+    ("LRN", "depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region='ACROSS_CHANNELS'",
+     _lrn, "nn"),
+    ("Swiglu", "dim=-1", _swiglu, "nn"),
+    ("ScalarToArray", "", _scalar_to_array, "array"),
+    ("CropAndResize", "method='bilinear', extrapolation_value=0.0", _crop_and_resize, "nn"),
+    ("BitwiseAnd", "", lambda s, x, y: F.bitwise_and(x, y), "math"),
+    ("BitwiseOr", "", lambda s, x, y: F.bitwise_or(x, y), "math"),
+    ("BitwiseXor", "", lambda s, x, y: F.bitwise_xor(x, y), "math"),
+    ("LeftShift", "", lambda s, x, y: F.bitwise_left_shift(x, y), "math"),
+    ("RightShift", "", lambda s, x, y: F.bitwise_right_shift(x, y), "math"),
+    ("Invert", "", lambda s, x: F.invert(x), "math"),
+    # constructed as in MindSpore's scripts (which make them whatever the target); calling
+    # one is an error (_npu_float_status)
+    *[(n, "", _npu_float_status, "math", "python")
+      for n in ("NPUAllocFloatStatus", "NPUGetFloatStatus", "NPUClearFloatStatus")],
 ]
 
 # MindSpore primitives of the most used set that msmlir does not have, and why.
 MISSING = {
-    "Adam": "the fused optimizer primitive; nn.Adam is compiled from ops",
-    **{n: "reads/clears Ascend's hardware overflow flag, which the CPU has no equivalent of; "
-          "MindSpore's CPU/GPU scripts use FloatStatus (present) instead"
-       for n in ("NPUAllocFloatStatus", "NPUGetFloatStatus", "NPUClearFloatStatus")},
     "Im2Col": "no functional twin yet",
-    "CTCLoss": "no functional twin yet",
     "Einsum": "no functional twin yet",
     "Multinomial": "no functional twin yet (sampling without replacement)",
 }
