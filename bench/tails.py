@@ -9,6 +9,10 @@ float64 numpy reference before timing:
   column sum  4096x1024          vs 4000x1000
 
 Prints GFLOP/s (GB/s for the sums) of both shapes and tail / divisible.
+Times are the best of 20 calls, interleaved (divisible, tail, divisible, ...);
+with --threads 1 they are the calling thread's CPU time, which other
+processes on a shared machine do not inflate (a 2-core machine under load
+gave wall-clock ratios anywhere from 0.84 to 1.0 for the same code).
 
     python bench/tails.py [--threads 1]
 """
@@ -21,13 +25,16 @@ import time
 import numpy as np
 
 
-def _best(fn, args, runs=20):
-    fn(*args)
-    best = float("inf")
-    for _ in range(runs):
-        t0 = time.perf_counter()
+def _best(cases, clock, runs=20):
+    """Best time of each (fn, args), the calls interleaved."""
+    for fn, args in cases:
         fn(*args)
-        best = min(best, time.perf_counter() - t0)
+    best = [float("inf")] * len(cases)
+    for _ in range(runs):
+        for i, (fn, args) in enumerate(cases):
+            t0 = clock()
+            fn(*args)
+            best[i] = min(best[i], clock() - t0)
     return best
 
 
@@ -75,15 +82,17 @@ def main(argv=None):
     os.environ["MSMLIR_CPU_THREADS"] = str(a.threads)   # read when msmlir is imported
     import msmlir as ms
     ms.set_context(mode=ms.GRAPH_MODE)
+    clock = time.thread_time if a.threads == 1 else time.perf_counter
     print(f"| op | divisible | tail | tail / divisible |\n|---|---|---|---|")
     for name, div, tail in cases():
-        rates = []
         for fn, args, ref, work, unit in (div, tail):
             out = np.asarray(fn(*args))
             err = np.max(np.abs(out - ref)) / max(1.0, np.max(np.abs(ref)))
             if err > 1e-4:
                 raise SystemExit(f"{name} {args[0].shape}: wrong result (max relative error {err:.2e})")
-            rates.append(work / _best(fn, args) / 1e9)
+        times = _best([(div[0], div[1]), (tail[0], tail[1])], clock)
+        rates = [c[3] / t / 1e9 for c, t in zip((div, tail), times)]
+        unit = div[4]
         print(f"| {name} | {rates[0]:.1f} {unit} | {rates[1]:.1f} {unit} | {rates[1] / rates[0]:.2f} |")
 
 

@@ -24,8 +24,9 @@ matmul says so. With `threads` > 1 the outer loop of matmuls of at least
 PARALLEL_MIN_FLOPS is an `scf.forall` (tasks: OpenMP threads): one
 task per cache block of rows when there are enough of them, else the column
 panels (or rows) cut into `threads` pieces, so mid-size matmuls (M=128 of a
-training batch) are split too. A narrow C (n <= NR/2, e.g. N=10 logits) is
-packed in half-width panels.
+training batch) are split too (the direct kernel below: `threads` tasks of
+row or column panels, the last one shorter). A narrow C (n <= NR/2, e.g.
+N=10 logits) is packed in half-width panels.
 """
 from __future__ import annotations
 
@@ -69,6 +70,7 @@ def kernel_shape() -> tuple[int, int, int, int, int]:
     return (4, 16, 16, 8, 256)
 
 
+
 def _task_split(mo: int, no: int, tm: int, tn: int, threads: int) -> tuple[int, int] | None:
     """(dim, chunk): the outer loop of the packed matmul split into tasks of
     `chunk` packs along dim 0 (row panels) or 1 (column panels); None if
@@ -85,6 +87,22 @@ def _task_split(mo: int, no: int, tm: int, tn: int, threads: int) -> tuple[int, 
     return None
 
 
+def _direct_split(mo: int, no: int, TM: int, threads: int) -> tuple[int, int] | None:
+    """(dim, chunk): the direct kernel's tasks, `threads` of them (one per
+    thread: OpenMP's static schedule gives each a contiguous part; the last
+    task may be shorter): the row panels when there are at least `threads`
+    cache blocks of them, else the column panels (each task reads its own
+    part of the B panels; A is small then), else the rows; None if neither
+    dim has `threads` panels."""
+    if mo // min(TM, mo) >= threads:
+        return 0, -(-mo // threads)
+    if no >= threads:
+        return 1, -(-no // threads)
+    if mo >= threads:
+        return 0, -(-mo // threads)
+    return None
+
+
 def _panel_width(NR: int, n: int) -> int:
     """A narrow C (e.g. N=10 logits) takes narrower B panels, halved down to
     8 while they are wider than C: less zero padding, and C at least one
@@ -94,6 +112,19 @@ def _panel_width(NR: int, n: int) -> int:
     while NR > 8 and n < NR:
         NR //= 2
     return NR
+
+
+# Bytes of the packed Q block (tn panels x tk) the row tiles reuse from L2.
+L2_BLOCK = 512 * 1024
+
+
+def _k_block(TK: int, cols: int) -> int:
+    """The k block of the direct kernel: TK, or longer (up to 1024, the MR
+    rows of P stay in L1) while the block of `cols` packed columns fits
+    L2_BLOCK. Fewer k blocks: fewer copies of the tile code (each k block
+    position has its own) and fewer passes over C. B5's 128x512x784
+    (4 panels): one block of 784, not 4 of 196."""
+    return max(TK, min(1024, L2_BLOCK // (4 * cols)))
 
 
 def _k_tile(k: int) -> int:
@@ -193,9 +224,14 @@ def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) 
 # --- the direct kernel: only A and B packed, C tiles stored in place ---------------------
 #
 # The micro-kernel loop nest is emitted here (text, parsed and moved into the
-# function): the packs of A and B (pack_panels: 1-D copies, or transposes by
-# vector.shuffle zips; in small matmuls an operand already in its panel layout
-# is read in place instead), then cache blocks [tm, tn, tk] of
+# function). Of the two operands, P gives the MR scalars broadcast per k and
+# Q the NR-wide vectors: P is A and Q is B, or, for x @ W^T with W stored
+# [n, k] (_swapped), the kernel computes C^T: P is W, Q is x, and each tile
+# is transposed in registers before the store. P stored [m, k] (a function
+# argument) is read in place by the broadcasts; Q (and P otherwise) is
+# packed into panels (pack_panels: 1-D copies, or transposes by vector.shuffle
+# zips; in small matmuls an operand already in its panel layout is read in
+# place instead). Then cache blocks [tm, tn, tk] of
 # register tiles whose MR x NR accumulator is an scf.for iter_arg over k,
 # read from / written straight into the (unpadded) output with vector
 # transfers: out-of-bounds (masked) transfers for the tiles of the M/N tails
@@ -321,6 +357,37 @@ def _interleave(half: int) -> str:
     return ", ".join(f"{base + i}, {16 + base + i}" for i in range(8))
 
 
+def _zip_rows(T: _Text, vs: list[str]) -> list[str]:
+    """The transpose of RB = len(vs) (a power of two <= 16) rows of
+    vector<16xf32>, flat: log2(RB) rounds of vector.shuffle zips (a perfect
+    shuffle rotates the bits of the flat index by one). Result v holds the
+    elements [16v, 16v + 16) of the [16][RB] transpose."""
+    V16 = _vt((16,))
+    half = len(vs) // 2
+    for _ in range(len(vs).bit_length() - 1):
+        ws = []
+        for j in range(half):
+            for hh in (0, 1):
+                w = T.v("ps")
+                T.e(f"{w} = vector.shuffle {vs[j]}, {vs[j + half]} [{_interleave(hh)}] : {V16}, {V16}")
+                ws.append(w)
+        vs = ws
+    return vs
+
+
+def _swapped(mi: MatmulInfo, MR: int, NR: int) -> bool:
+    """Whether the direct kernel computes C^T = B^T A^T instead (B stored
+    [n, k] broadcast in place, A packed into the panels): when B is stored
+    [n, k] and A is the smaller operand or stored [k, m] (a copy to pack),
+    so the pack moves the fewer bytes (x @ W^T with W (out, in): W is not
+    repacked at every call). Its tiles are transposed in registers before
+    the store (MR a power of two <= 16, panels of 16 or 32). Not when A
+    would fill only narrowed panels (m < NR): the register tile would shrink
+    (LeNet5's conv2 filter gradient, m = 16: 423 -> 570 us swapped)."""
+    return mi.b_nk and (mi.a_km or mi.m <= mi.n) and MR in (2, 4, 8, 16) and NR % 16 == 0 \
+        and _panel_width(NR, mi.m) == NR
+
+
 def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kcontig: bool,
                 zero: str) -> str:
     """Emits the packing of a matmul operand into panels of R rows (of A) or
@@ -343,7 +410,6 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
     full = rows // R                     # panels with all R rows / columns present
     P2 = f"tensor<{panels}x{K * R}xf32>"
     P3 = f"tensor<{panels}x{K}x{R}xf32>"
-    V16 = _vt((16,))
     e = T.v("pe")
     T.e(f"{e} = tensor.empty() : {P2}")
 
@@ -391,23 +457,20 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
         return res
 
     if not kcontig:
-        # X[k, p*R : p*R + R] -> P[p, k*R : k*R + R]; the last panel's reads are zero filled
-        u = divisor_le(K, 4)
+        # X[k, p*R : p*R + R] -> P[p, k*R : k*R + R]; the last panel's reads
+        # are zero filled. Rows of X outer: X is read sequentially (panel by
+        # panel, its strided column strips cost a page per row: 8x1024x1024,
+        # mostly the pack of B, 524 -> 428 us)
+        def row(kv: str, c: str) -> str:
+            kr = T.bin("muli", kv, T.c(R))
 
-        def copy_panel(p: str, cur: str, valid: int) -> str:
-            col = T.bin("muli", p, T.c(R))
-
-            def body(kv: str, c: str) -> str:
-                for q in range(u):
-                    kq = T.bin("addi", kv, T.c(q)) if q else kv
-                    v = read(kq, col, R, valid)
-                    c = write(c, v, R, p, T.bin("muli", kq, T.c(R)), R)
-                return c
-            return loop(cur, 0, K, u, body)
-
-        res = loop(e, 0, full, 1, lambda p, c: copy_panel(p, c, R))
-        if panels > full:
-            res = copy_panel(T.c(full), res, rows - full * R)
+            def piece(p: str, c2: str) -> str:
+                return write(c2, read(kv, T.bin("muli", p, T.c(R)), R, R), R, p, kr, R)
+            c = loop(c, 0, full, 1, piece)
+            if panels > full:
+                c = write(c, read(kv, T.c(full * R), R, rows - full * R), R, T.c(full), kr, R)
+            return c
+        res = loop(e, 0, K, 1, row)
     else:
         RB = min(R, 16)
 
@@ -421,16 +484,7 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
                     vs.append(zeros(16))
                     continue
                 vs.append(read(T.bin("addi", base, T.c(h * RB + r)), k0, 16, ktail))
-            half = RB // 2
-            for _ in range(RB.bit_length() - 1):
-                ws = []
-                for j in range(half):
-                    for hh in (0, 1):
-                        w = T.v("ps")
-                        T.e(f"{w} = vector.shuffle {vs[j]}, {vs[j + half]} [{_interleave(hh)}] "
-                            f": {V16}, {V16}")
-                        ws.append(w)
-                vs = ws
+            vs = _zip_rows(T, vs)
             # vs[v]: flat [16v, 16v + 16) of the [16 k][RB r] block
             for v, vec in enumerate(vs):
                 kk = (16 * v) // RB
@@ -467,22 +521,35 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
     the function. Raises on failure (the caller restores)."""
     from ..common.linalg import defining_op
     MR, NR, TM, TN, TK = kernel_shape()
-    NR = _panel_width(NR, mi.n)
-    m, n, k = mi.m, mi.n, mi.k
+    cm, cn, k = mi.m, mi.n, mi.k
+    swap = _swapped(mi, MR, NR)
+    # the kernel's own (logical) matmul L[m, n] = P[m, k] Q[k, n]: C, or C^T
+    # when swapped; P is the broadcast operand, Q the one read as vectors
+    m, n = (cn, cm) if swap else (cm, cn)
+    A, B, C = mm.operands[0], mm.operands[1], mm.operands[2]
+    P, Q = (B, A) if swap else (A, B)
+    p_km, q_nk = (False, not mi.a_km) if swap else (mi.a_km, mi.b_nk)
+    # P stored [m, k] and given to the function (not a view of another
+    # tensor) is not packed: the micro-kernel broadcasts its scalars straight
+    # from the MR rows (in L1 while the j loop reuses them). B5's 128x512x512
+    # x @ W^T: 380 -> 348 us (before the swap); but on the views of LeNet5's
+    # convolutions (a collapsed filter, a slice of im2col rows) it measured
+    # slower (297 -> 328 us, 393 -> 559 us), so those are packed.
+    pbcast = not p_km and isinstance(P.owner, ir.Block) and P.owner.owner.operation.name == "func.func"
+    NR = _panel_width(NR, n)
     mo, no = -(-m // MR), -(-n // NR)
-    tm, tn, tk = divisor_le(mo, TM), divisor_le(no, TN), divisor_le(k, TK)
+    tk = divisor_le(k, _k_block(TK, min(TN, no) * NR))
     kt = _k_tile(tk)
     if m < MR or n < NR:
         # (a vector<MRxNR> transfer on a tensor with fewer than MR rows or NR
         # columns: the transfer lowering does not terminate) the packed-C
         # recipe takes it
         raise ValueError("C smaller than the register tile")
-    chain = _epilogue_chain(mm, m, n)
-    A, B, C = mm.operands[0], mm.operands[1], mm.operands[2]
+    chain = _epilogue_chain(mm, cm, cn)
     fill = defining_op(C) if mi.fill_init else None
     last = chain[-1] if chain else mm
     D = list(last.operands)[-1] if chain else (fill.operands[1] if fill is not None else C)
-    TA, TB, TD = str(A.type), str(B.type), str(D.type)
+    TA, TB, TD = str(P.type), str(Q.type), str(D.type)
     VT = _vt((MR, NR))
     T = _Text()
     args: list[tuple[str, ir.Value]] = []
@@ -495,21 +562,21 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
         args.append((name, v))
         return name
 
-    a, b, d = arg(A), arg(B), arg(D)
+    a, b, d = arg(P), arg(Q), arg(D)
     c = arg(C) if fill is None else None
     z = T.v("z")
     T.e(f"{z} = arith.constant 0.0 : f32")
-    # packs: A -> [mo, k, MR], B -> [no, k, NR] (zero padded)
+    # packs: P -> [mo, k, MR], Q -> [no, k, NR] (zero padded)
     PA, PB = f"tensor<{mo}x{k}x{MR}xf32>", f"tensor<{no}x{k}x{NR}xf32>"
     par = threads > 1 and 2 * m * n * k >= PARALLEL_MIN_FLOPS
-    split = _task_split(mo, no, tm, tn, threads) if par else None
+    split = _direct_split(mo, no, TM, threads) if par else None
     # (in place only without a tail: a masked read in the k loop would need a
     # second copy of the loop for the tail tiles)
     inplace = 2 * m * n * k < INPLACE_MAX_FLOPS
-    pa = None if mi.a_km and inplace and m % MR == 0 else \
-        pack_panels(T, a, TA, m, k, MR, kcontig=not mi.a_km, zero=z)
-    pb = None if not mi.b_nk and inplace and n % NR == 0 else \
-        pack_panels(T, b, TB, n, k, NR, kcontig=mi.b_nk, zero=z)
+    pa = None if pbcast or (p_km and inplace and m % MR == 0) else \
+        pack_panels(T, a, TA, m, k, MR, kcontig=not p_km, zero=z)
+    pb = None if not q_nk and inplace and n % NR == 0 else \
+        pack_panels(T, b, TB, n, k, NR, kcontig=q_nk, zero=z)
     if fill is not None:
         fv = fill.operands[0]
         fd = defining_op(fv)
@@ -520,6 +587,39 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             acc_init = T.v("fv")
             T.e(f"{acc_init} = vector.broadcast {arg(fv)} : f32 to {VT}")
     tails = (m % MR != 0, n % NR != 0)
+    CT = _vt((NR, MR))  # a swapped tile as C holds it
+    if swap:
+        zero_tile = T.v("zt")
+        T.e(f"{zero_tile} = arith.constant dense<0.0> : {VT}")
+
+    def transpose_tile(acc: str) -> str:
+        """vector<MR x NR> -> vector<NR x MR>: per 16 columns, the MR rows'
+        vector<16> zipped by vector.shuffle (_zip_rows), then the rows of
+        the transpose cut out of the zipped vectors."""
+        out = T.v("tt")
+        T.e(f"{out} = arith.constant dense<0.0> : {CT}")
+        rows = []
+        for r_ in range(MR):
+            x_ = T.v("tr")
+            T.e(f"{x_} = vector.extract {acc}[{r_}] : {_vt((NR,))} from {VT}")
+            rows.append(x_)
+        for h in range(NR // 16):
+            vs = rows if NR == 16 else []
+            for x_ in rows if NR != 16 else []:
+                y_ = T.v("th")
+                T.e(f"{y_} = vector.extract_strided_slice {x_} {{offsets = [{16 * h}], sizes = [16], "
+                    f"strides = [1]}} : {_vt((NR,))} to {_vt((16,))}")
+                vs.append(y_)
+            for v, vec in enumerate(_zip_rows(T, vs)):
+                for u in range(16 // MR):  # vec: columns 16v/MR + u of the block, MR lanes each
+                    piece = T.v("tp")
+                    T.e(f"{piece} = vector.extract_strided_slice {vec} {{offsets = [{u * MR}], sizes = [{MR}], "
+                        f"strides = [1]}} : {_vt((16,))} to {_vt((MR,))}")
+                    nxt = T.v("tt")
+                    T.e(f"{nxt} = vector.insert {piece}, {out} [{16 * h + 16 * v // MR + u}] "
+                        f": {_vt((MR,))} into {CT}")
+                    out = nxt
+        return out
 
     def tile_read(src: str, stype: str, idx: list[str], vshape, perm: str | None, inb: list[bool], elem="f32"):
         r = T.v("r")
@@ -532,7 +632,8 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             f"{stype}, {_vt(vshape, elem)}")
         return r
 
-    def epilogue(acc: str, row: str, col: str, inb: bool) -> str:
+    def epilogue(acc: str, row: str, col: str, inb: bool, ts: tuple[int, int]) -> str:
+        """The chain applied to the ts-shaped tile acc of C at (row, col)."""
         cur_val = mm.results[0]
         cur = acc
         for g in chain:
@@ -551,7 +652,7 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                     s = T.v("s")
                     T.e(f"{s} = tensor.extract {name}[] : {v.type}")
                     r = T.v("b")
-                    T.e(f"{r} = vector.broadcast {s} : {elem} to {_vt((MR, NR), elem)}")
+                    T.e(f"{r} = vector.broadcast {s} : {elem} to {_vt(ts, elem)}")
                     env[block.arguments[j]] = r
                     continue
                 idx, src_of = [], {}
@@ -565,7 +666,7 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                 dims = ", ".join(f"s{q}" for q in range(st.rank))
                 res = ", ".join(f"s{src_of[p]}" if p in src_of else "0" for p in (0, 1))
                 perm = f"affine_map<({dims}) -> ({res})>"
-                env[block.arguments[j]] = tile_read(name, str(v.type), idx, (MR, NR), perm,
+                env[block.arguments[j]] = tile_read(name, str(v.type), idx, ts, perm,
                                                     [inb or p not in src_of for p in (0, 1)], elem)
             for o in block.operations:
                 o = o.operation
@@ -580,31 +681,34 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                     dv = defining_op(v)
                     r = T.v("k")
                     if dv is not None and dv.name == "arith.constant":
-                        sp = ir.DenseElementsAttr.get_splat(ir.VectorType.get([MR, NR], v.type),
+                        sp = ir.DenseElementsAttr.get_splat(ir.VectorType.get(list(ts), v.type),
                                                             dv.attributes["value"])
                         T.e(f"{r} = arith.constant {sp}")
                     else:
-                        T.e(f"{r} = vector.broadcast {arg(v)} : {v.type} to {_vt((MR, NR), str(v.type))}")
+                        T.e(f"{r} = vector.broadcast {arg(v)} : {v.type} to {_vt(ts, str(v.type))}")
                     env[v] = r
                     ops.append(r)
-                rt = _vt((MR, NR), str(o.results[0].type))
+                rt = _vt(ts, str(o.results[0].type))
                 r = T.v("x")
                 attrs = ", ".join(f"{nm} = {o.attributes[nm]}" for nm in
                                   (getattr(x, "name", x) for x in o.attributes))
                 attrs = f" {{{attrs}}}" if attrs else ""
-                tys = ", ".join(_vt((MR, NR), str(v.type)) for v in o.operands)
+                tys = ", ".join(_vt(ts, str(v.type)) for v in o.operands)
                 T.e(f'{r} = "{o.name}"({", ".join(ops)}){attrs} : ({tys}) -> {rt}')
                 env[o.results[0]] = r
             cur_val = g.results[0]
         return cur
 
     def tiles(kb: str, first: bool, lastk: bool, cur: str, ctype: str, ib: str, jb: str, bm: int, bn: int,
-              roff: str | None, coff: str | None) -> str:
-        """The register tiles of one cache block for the k block at `kb`."""
+              roff: str | None, coff: str | None, iend: str | None, jend: str | None) -> str:
+        """The register tiles of one cache block for the k block at `kb`
+        (iend / jend: the end of the packs when the last block is short)."""
         i, j, t3, t4 = T.v("i"), T.v("j"), T.v("t"), T.v("t")
         ri = T.v("ri")
         ie = T.bin("addi", ib, T.c(bm))
         je = T.bin("addi", jb, T.c(bn))
+        ie = T.bin("minsi", ie, iend) if iend else ie
+        je = T.bin("minsi", je, jend) if jend else je
         rj = T.v("rj")
         T.e(f"{ri} = scf.for {i} = {ib} to {ie} step {T.c(1)} iter_args({t3} = {cur}) -> ({ctype}) {{")
         T.ind += 1
@@ -647,18 +751,37 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
 
         if first and fill is not None:
             acc0 = acc_init
+        elif swap:  # C's partial sums are added after the transpose
+            acc0 = zero_tile
         elif first and c is not None and c != d:
             acc0 = branched(VT, lambda inb: tile_read(c, str(C.type), [row, col], (MR, NR), None, [inb, inb]))
         else:
             acc0 = branched(VT, lambda inb: tile_read(t4, ctype, [lrow, lcol], (MR, NR), None, [inb, inb]))
+        prows = []
+        if pbcast:  # the P rows the tile broadcasts from (clamped in the tail tile)
+            for r_ in range(MR):
+                x_ = T.bin("addi", row, T.c(r_)) if r_ else row
+                prows.append(T.bin("minui", x_, T.c(m - 1)) if tails[0] else x_)
+
         def kloop() -> str:
             """The k loop of the tile (an operand not packed is read in place)."""
             kk, av, acc = T.v("kk"), T.v("a"), T.v("acc")
             ke = T.bin("addi", kb, T.c(tk))
             T.e(f"{acc} = scf.for {kk} = {kb} to {ke} step {T.c(kt)} iter_args({av} = {acc0}) -> ({VT}) {{")
             T.ind += 1
-            va = tile_read(pa, PA, [i, kk, T.c(0)], (kt, MR), None, [True, True]) if pa else \
-                tile_read(a, TA, [kk, row], (kt, MR), None, [True, True])
+            if pbcast:  # scalars of P: the contract's broadcasts load them
+                els = []
+                for q in range(kt):
+                    kq = T.bin("addi", kk, T.c(q)) if q else kk
+                    for pr in prows:
+                        x_ = T.v("as")
+                        T.e(f"{x_} = tensor.extract {a}[{pr}, {kq}] : {TA}")
+                        els.append(x_)
+                va = T.v("va")
+                T.e(f"{va} = vector.from_elements {', '.join(els)} : {_vt((kt, MR))}")
+            else:
+                va = tile_read(pa, PA, [i, kk, T.c(0)], (kt, MR), None, [True, True]) if pa else \
+                    tile_read(a, TA, [kk, row], (kt, MR), None, [True, True])
             vb = tile_read(pb, PB, [j, kk, T.c(0)], (kt, NR), None, [True, True]) if pb else \
                 tile_read(b, TB, [kk, col], (kt, NR), None, [True, True])
             r = T.v("mac")
@@ -671,10 +794,26 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
         acc = kloop()
 
         def store(inb: bool) -> str:
-            out = epilogue(acc, row, col, inb) if lastk and chain else acc
+            if not swap:
+                out = epilogue(acc, row, col, inb, (MR, NR)) if lastk and chain else acc
+                w = T.v("w")
+                T.e(f"{w} = vector.transfer_write {out}, {t4}[{lrow}, {lcol}] "
+                    f"{{in_bounds = [{str(inb).lower()}, {str(inb).lower()}]}} : {VT}, {ctype}")
+                return w
+            # swapped: the tile is C^T; C's rows are its columns
+            out = transpose_tile(acc)
+            if not (first and fill is not None):
+                src, st, at = (c, str(C.type), [col, row]) if first and c is not None and c != d \
+                    else (t4, ctype, [lcol, lrow])
+                prev = tile_read(src, st, at, (NR, MR), None, [inb, inb])
+                x_ = T.v("x")
+                T.e(f"{x_} = arith.addf {out}, {prev} : {CT}")
+                out = x_
+            if lastk and chain:
+                out = epilogue(out, col, row, inb, (NR, MR))
             w = T.v("w")
-            T.e(f"{w} = vector.transfer_write {out}, {t4}[{lrow}, {lcol}] "
-                f"{{in_bounds = [{str(inb).lower()}, {str(inb).lower()}]}} : {VT}, {ctype}")
+            T.e(f"{w} = vector.transfer_write {out}, {t4}[{lcol}, {lrow}] "
+                f"{{in_bounds = [{str(inb).lower()}, {str(inb).lower()}]}} : {CT}, {ctype}")
             return w
         w = branched(ctype, store)
         T.end_loop(w, ctype)
@@ -682,41 +821,51 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
         return ri
 
     def blocks(cur: str, ctype: str, i_lo: int | str, i_n: int, j_lo: int | str, j_n: int, bm: int, bn: int,
-               roff, coff) -> str:
-        """Cache blocks over packs [i_lo, i_lo+i_n) x [j_lo, j_lo+j_n)."""
+               roff, coff, clip: tuple[bool, bool] = (False, False)) -> str:
+        """Cache blocks over packs [i_lo, i_lo+i_n) x [j_lo, j_lo+j_n) (the
+        last ones shorter when bm / bn do not divide i_n / j_n; clip: the
+        range may pass the last pack, mo / no, and stops there)."""
         ib, jb, t0, t1 = T.v("ib"), T.v("jb"), T.v("t"), T.v("t")
         i_lo = T.c(i_lo) if isinstance(i_lo, int) else i_lo
         j_lo = T.c(j_lo) if isinstance(j_lo, int) else j_lo
         r_ib, r_jb = T.v("rb"), T.v("rb")
-        T.e(f"{r_ib} = scf.for {ib} = {i_lo} to {T.bin('addi', i_lo, T.c(i_n))} step {T.c(bm)} "
+        i_hi, j_hi = T.bin('addi', i_lo, T.c(i_n)), T.bin('addi', j_lo, T.c(j_n))
+        i_hi = T.bin("minsi", i_hi, T.c(mo)) if clip[0] else i_hi
+        j_hi = T.bin("minsi", j_hi, T.c(no)) if clip[1] else j_hi
+        T.e(f"{r_ib} = scf.for {ib} = {i_lo} to {i_hi} step {T.c(bm)} "
             f"iter_args({t0} = {cur}) -> ({ctype}) {{")
         T.ind += 1
-        T.e(f"{r_jb} = scf.for {jb} = {j_lo} to {T.bin('addi', j_lo, T.c(j_n))} step {T.c(bn)} "
+        T.e(f"{r_jb} = scf.for {jb} = {j_lo} to {j_hi} step {T.c(bn)} "
             f"iter_args({t1} = {t0}) -> ({ctype}) {{")
         T.ind += 1
+        ends = (i_hi if i_n % bm or clip[0] else None, j_hi if j_n % bn or clip[1] else None)
         nkb = k // tk
-        x = tiles(T.c(0), True, nkb == 1, t1, ctype, ib, jb, bm, bn, roff, coff)
+        x = tiles(T.c(0), True, nkb == 1, t1, ctype, ib, jb, bm, bn, roff, coff, *ends)
         if nkb > 2:
             kb, t2, rk = T.v("kb"), T.v("t"), T.v("rk")
             T.e(f"{rk} = scf.for {kb} = {T.c(tk)} to {T.c((nkb - 1) * tk)} step {T.c(tk)} "
                 f"iter_args({t2} = {x}) -> ({ctype}) {{")
             T.ind += 1
-            y = tiles(kb, False, False, t2, ctype, ib, jb, bm, bn, roff, coff)
+            y = tiles(kb, False, False, t2, ctype, ib, jb, bm, bn, roff, coff, *ends)
             T.end_loop(y, ctype)
             x = rk
         if nkb > 1:
-            x = tiles(T.c((nkb - 1) * tk), False, True, x, ctype, ib, jb, bm, bn, roff, coff)
+            x = tiles(T.c((nkb - 1) * tk), False, True, x, ctype, ib, jb, bm, bn, roff, coff, *ends)
         T.end_loop(x, ctype)
         T.end_loop(r_jb, ctype)
         return r_ib
 
     if split is None:
-        res = blocks(d, TD, 0, mo, 0, no, tm, tn, None, None)
+        # whole cache blocks of TM x TN packs, the last ones short: a divisor
+        # of 125 row panels (m = 1000) would be 5
+        res = blocks(d, TD, 0, mo, 0, no, min(TM, mo), min(TN, no), None, None)
     else:
         dim, chunk = split
-        ntask = (mo if dim == 0 else no) // chunk
+        ntask = -(-(mo if dim == 0 else no) // chunk)
+        ragged = (mo if dim == 0 else no) % chunk != 0
         R = MR if dim == 0 else NR
         full = m if dim == 0 else n
+        cdim = 1 - dim if swap else dim  # the dim of C that is split
         res, tv, o = T.v("fa"), T.v("task"), T.v("o")
         T.e(f"{res} = scf.forall ({tv}) in ({ntask}) shared_outs({o} = {d}) -> ({TD}) {{")
         T.ind += 1
@@ -728,16 +877,16 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             size = T.v("sz")
             T.e(f"{size} = affine.min affine_map<(d0) -> ({chunk * R}, {full} - d0)>({eoff})")
             ssize = "?"
-        shape = (ssize, n) if dim == 0 else (m, ssize)
+        shape = (ssize, cn) if cdim == 0 else (cm, ssize)
         ST = "tensor<" + "".join(f"{x}x" for x in shape) + "f32>"
-        offs = f"[{eoff}, 0]" if dim == 0 else f"[0, {eoff}]"
-        sizes = f"[{size}, {n}]" if dim == 0 else f"[{m}, {size}]"
+        offs = f"[{eoff}, 0]" if cdim == 0 else f"[0, {eoff}]"
+        sizes = f"[{size}, {cn}]" if cdim == 0 else f"[{cm}, {size}]"
         sl = T.v("sl")
         T.e(f"{sl} = tensor.extract_slice {o}{offs} {sizes} [1, 1] : {TD} to {ST}")
         if dim == 0:
-            r = blocks(sl, ST, off, chunk, 0, no, divisor_le(chunk, tm), tn, eoff, None)
+            r = blocks(sl, ST, off, chunk, 0, no, min(TM, chunk), min(TN, no), eoff, None, (ragged, False))
         else:
-            r = blocks(sl, ST, 0, mo, off, chunk, tm, divisor_le(chunk, tn), None, eoff)
+            r = blocks(sl, ST, 0, mo, off, chunk, min(TM, mo), min(TN, chunk), None, eoff, (False, ragged))
         T.e("scf.forall.in_parallel {")
         T.e(f"  tensor.parallel_insert_slice {r} into {o}{offs} {sizes} [1, 1] : {ST} into {TD}")
         T.e("}")

@@ -4,25 +4,21 @@
 // applied to the register tile before its only store, into the consumer's
 // output: no C buffer, no separate epilogue loop. Sizes that do not divide the
 // 4x16 tile (67x45) take out-of-bounds (masked) transfers on the tail tiles
-// only (an scf.if per tile). The packs of A and B are zero padded: the k tail
-// (33 = 2*16 + 1) and the missing rows of the last panel of A (67 = 16*4 + 3)
-// read in bounds into zero vectors, the last panel of B (45 = 2*16 + 13)
-// reads 13 columns into a zero vector<16>.
+// only (an scf.if per tile). The pack of B is zero padded: the last panel
+// (45 = 2*16 + 13) reads 13 columns into a zero vector<16>. A is not packed:
+// the tile's rows past the last (67 = 16*4 + 3) broadcast row 66 again
+// (clamped indices), and the masked store drops them.
 
 // CHECK-LABEL: func.func @dense
 // CHECK-NOT:     linalg.generic
 // CHECK-DAG:     %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
-// CHECK:         tensor.empty() : tensor<17x132xf32>
-// CHECK:           vector.transfer_read {{.*}}[%{{.*}}, %c32], %{{.*}} {in_bounds = [true]} : tensor<67x33xf32>, vector<1xf32>
-// CHECK:           vector.insert_strided_slice {{.*}}, %[[Z]] {offsets = [0], strides = [1]} : vector<1xf32> into vector<16xf32>
-// CHECK:           vector.transfer_write {{.*}} : vector<4xf32>, tensor<17x132xf32>
-// CHECK:         vector.shuffle %{{.*}}, %[[Z]]
-// CHECK:         tensor.expand_shape {{.*}} into tensor<17x33x4xf32>
 // CHECK:         tensor.empty() : tensor<3x528xf32>
 // CHECK:         vector.transfer_read {{.*}} {in_bounds = [true]} : tensor<33x45xf32>, vector<13xf32>
 // CHECK:         vector.insert_strided_slice {{.*}}, %[[Z]] {offsets = [0], strides = [1]} : vector<13xf32> into vector<16xf32>
 // CHECK:         tensor.expand_shape {{.*}} into tensor<3x33x16xf32>
+// CHECK-COUNT-4:     arith.minui %{{.*}}, %c66 : index
 // CHECK:             scf.for {{.*}} -> (vector<4x16xf32>)
+// CHECK:               vector.from_elements {{.*}} : vector<3x4xf32>
 // CHECK:               vector.contract
 // CHECK:             scf.if
 // CHECK:               vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<45xf32>, vector<4x16xf32>
@@ -70,4 +66,48 @@ func.func @two_users(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<64
     linalg.yield %m : f32
   } -> tensor<64x64xf32>
   return %r, %y : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// x @ W^T + bias, relu (W stored [n, k]) computed as C^T = W x^T: each 4x16
+// tile of C^T is transposed to a 16x4 tile of C, then the epilogue reads the
+// bias along C's columns; the tails of both dims (45 = 11*4 + 1 rows of W,
+// 24 = 16 + 8 rows of x) take masked transfers in the tail tiles only.
+// CHECK-LABEL: func.func @dense_bt
+// CHECK:         tensor.expand_shape {{.*}} into tensor<2x65x16xf32>
+// CHECK-COUNT-4:     arith.minui %{{.*}}, %c44 : index
+// CHECK:             scf.for {{.*}} -> (vector<4x16xf32>)
+// CHECK:               tensor.extract %arg1{{.*}} : tensor<45x65xf32>
+// CHECK:               vector.contract
+// CHECK:             scf.if
+// CHECK:               vector.insert {{.*}} into vector<16x4xf32>
+// CHECK:               vector.transfer_read %arg2{{.*}} : tensor<45xf32>, vector<16x4xf32>
+// CHECK:               arith.addf {{.*}} : vector<16x4xf32>
+// CHECK:               arith.maximumf {{.*}} : vector<16x4xf32>
+// CHECK:               vector.transfer_write %{{.*}}] : vector<16x4xf32>, tensor<24x45xf32>
+// CHECK:             } else {
+// CHECK:               vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<16x4xf32>, tensor<24x45xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+#mk = affine_map<(m, n, k) -> (m, k)>
+#nk = affine_map<(m, n, k) -> (n, k)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @dense_bt(%x: tensor<24x65xf32>, %w: tensor<45x65xf32>, %bias: tensor<45xf32>) -> tensor<24x45xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x45xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<24x45xf32>) -> tensor<24x45xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<24x65xf32>, tensor<45x65xf32>) outs(%f : tensor<24x45xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<24x45xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %bias : tensor<24x45xf32>, tensor<45xf32>) outs(%e : tensor<24x45xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<24x45xf32>
+  return %y : tensor<24x45xf32>
 }

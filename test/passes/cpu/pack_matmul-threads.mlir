@@ -43,3 +43,36 @@ func.func @small(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>) -> tensor<64x128
                      outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
   return %r : tensor<64x128xf32>
 }
+
+// x @ W^T (W stored [n, k], 500 x 784): the kernel computes C^T, so its row
+// panels are W's (63 of 8 rows) and the 2 tasks split C's columns: 32 and 31
+// panels, the last task's slice sized by affine.min and its cache blocks
+// stopped at the last panel (arith.minsi).
+// CHECK-LABEL: func.func @dense_fwd
+// CHECK:         scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<128x500xf32>)
+// CHECK:           affine.min
+// CHECK:           tensor.extract_slice {{.*}} [128, %{{.*}}] [1, 1] : tensor<128x500xf32> to tensor<128x?xf32>
+// CHECK:           arith.minsi %{{.*}}, %c63 : index
+// CHECK:                 tensor.extract %arg1{{.*}} : tensor<500x784xf32>
+// CHECK:                 vector.contract {{.*}} : vector<4x8xf32>, vector<4x32xf32> into vector<8x32xf32>
+// CHECK:               vector.transfer_write {{.*}} : vector<32x8xf32>, tensor<128x?xf32>
+// CHECK:           scf.forall.in_parallel
+// SERIAL-LABEL: func.func @dense_fwd
+// SERIAL-NOT:    scf.forall
+// SERIAL:        vector.contract
+#mk = affine_map<(m, n, k) -> (m, k)>
+#nk = affine_map<(m, n, k) -> (n, k)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @dense_fwd(%x: tensor<128x784xf32>, %w: tensor<500x784xf32>) -> tensor<128x500xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x500xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<128x500xf32>) -> tensor<128x500xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<128x784xf32>, tensor<500x784xf32>) outs(%f : tensor<128x500xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<128x500xf32>
+  return %r : tensor<128x500xf32>
+}

@@ -11,9 +11,9 @@
 // CHECK-NOT:     linalg.pack
 // CHECK:         vector.contract
 // CHECK:         %[[F:.*]] = arith.constant false
-// CHECK:         vector.transfer_read %{{.*}}, %[[F]] {{.*}} : tensor<128x512xi1>, vector<{{[0-9]+}}x32xi1>
-// CHECK:         arith.select {{.*}} : vector<{{[0-9]+}}x32xi1>, vector<{{[0-9]+}}x32xf32>
-// CHECK:         vector.transfer_write {{.*}} : vector<{{[0-9]+}}x32xf32>, tensor<128x512xf32>
+// CHECK:         vector.transfer_read %{{.*}}, %[[F]] {{.*}} : tensor<128x512xi1>, vector<{{[0-9]+}}x{{[0-9]+}}xi1>
+// CHECK:         arith.select {{.*}} : vector<{{[0-9]+}}x{{[0-9]+}}xi1>, vector<{{[0-9]+}}x{{[0-9]+}}xf32>
+// CHECK:         vector.transfer_write {{.*}} : vector<{{[0-9]+}}x{{[0-9]+}}xf32>, tensor<128x512xf32>
 // CHECK-NOT:     linalg.unpack
 // CHECK:         return
 #id = affine_map<(d0, d1) -> (d0, d1)>

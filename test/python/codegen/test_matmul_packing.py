@@ -63,10 +63,14 @@ def test_threads(m, n, k, ta, tb):
 
 
 def test_width_not_power_of_two_falls_back(monkeypatch):
-    """A panel width that is not a power of two: the direct kernel refuses it
-    (ValueError) and the packed-C recipe computes the matmul."""
+    """A panel width that is not a power of two: pack_panels refuses it
+    (ValueError), so a direct kernel with 6-row panels of A ([k, m]: packed)
+    fails (62 rows: not read in place) and the packed-C recipe computes the
+    matmul; A read in place (a [m, k] argument, no panels) takes 6-row tiles
+    in the direct kernel."""
     T = pm._Text()
     with pytest.raises(ValueError, match="panel width 6 is not a power of two"):
         pm.pack_panels(T, "%a", "tensor<64x64xf32>", 64, 64, 6, kcontig=True, zero="%z")
     monkeypatch.setenv("MSMLIR_MM_KERNEL", "6,16,16,8,256")
+    check(62, 64, 40, True, True)
     check(60, 64, 40, False, True)
