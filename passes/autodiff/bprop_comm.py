@@ -10,7 +10,9 @@ ranks is the sum of the ranks' cotangents, gathered and scattered dims swap.
 
 all_reduce/reduce_scatter with max/min/prod have no rule: reaching one with a
 gradient is an error at its location. (broadcast's rule needs the number of
-ranks N, which the op does not carry: it is the running MPI job's.)
+ranks N, which the op does not carry: it is the running MPI job's, or the
+size of the op's `group`.) The gradient's collectives run on the forward
+op's group (its `group` attribute is copied).
 """
 from __future__ import annotations
 
@@ -29,23 +31,30 @@ def _only_sum(op) -> None:
                             f"(only op=sum is differentiable)")
 
 
+def _same_group(op, new):
+    """`new`'s result, on the group of the forward `op` (if it has one)."""
+    if "group" in op.attributes:
+        new.operation.attributes["group"] = op.attributes["group"]
+    return new.result
+
+
 @bprop("mindir.all_reduce")
 def _all_reduce(op, d):
     _only_sum(op)
-    return [mindir.AllReduceOp(d[0]).result]
+    return [_same_group(op, mindir.AllReduceOp(d[0]))]
 
 
 @bprop("mindir.all_gather")
 def _all_gather(op, d):
     x = op.operation.operands[0]
-    return [mindir.ReduceScatterOp(x.type, d[0], op.attributes["group_size"]).result]
+    return [_same_group(op, mindir.ReduceScatterOp(x.type, d[0], op.attributes["group_size"]))]
 
 
 @bprop("mindir.reduce_scatter")
 def _reduce_scatter(op, d):
     _only_sum(op)
     x = op.operation.operands[0]
-    return [mindir.AllGatherOp(x.type, d[0], op.attributes["group_size"]).result]
+    return [_same_group(op, mindir.AllGatherOp(x.type, d[0], op.attributes["group_size"]))]
 
 
 @bprop("mindir.broadcast")
@@ -55,6 +64,13 @@ def _broadcast(op, d):
         raise AutodiffError("the gradient of mindir.broadcast needs the MPI job "
                             "(msmlir.communication.init()) to know the number of ranks")
     n, root = mpi.size(), E.attr(op, "root", 0)
+    if "group" in op.attributes:
+        from mlir import ir
+        name = ir.StringAttr(op.attributes["group"]).value
+        if mpi.group(name) is None:
+            raise AutodiffError(f"the gradient of mindir.broadcast on group {name!r} needs "
+                                f"the group (msmlir.communication.create_group)")
+        n = mpi.group(name).size
     dy = d[0]
     shape = E.shape(dy)
     flat = E.reshape(dy, [1] + shape) if not shape else dy
@@ -62,5 +78,5 @@ def _broadcast(op, d):
     pads = [0] * (2 * len(E.shape(flat)))
     pads[0], pads[1] = root * rows, (n - 1 - root) * rows
     slots = E.pad(flat, pads)
-    dx = mindir.ReduceScatterOp(flat.type, slots, E.i64(n)).result
+    dx = _same_group(op, mindir.ReduceScatterOp(flat.type, slots, E.i64(n)))
     return [E.reshape(dx, shape) if not shape else dx]

@@ -39,7 +39,7 @@ from mlir.dialects import arith, bufferization, func, memref, tensor
 
 import msmlir.dialects.mindir  # noqa: F401  (registers the op view classes)
 
-from . import lowering
+from . import LoweringError, lowering
 from .builders import declare_function, fill, module_of
 
 MPI_ATTR = "msmlir.mpi"       # on the helper declarations: "rank" or "allreduce_<how>"
@@ -52,7 +52,13 @@ def _reduction(op) -> str:
 
 
 def _group(op) -> str | None:
-    return ir.StringAttr(op.attributes["group"]).value if "group" in op.attributes else None
+    if "group" not in op.attributes:
+        return None
+    a = op.attributes["group"]
+    if not isinstance(a, ir.StringAttr) or not ir.StringAttr(a).value:
+        raise LoweringError(f"`group` must be a non-empty string (a group "
+                            f"name given to create_group), got {a}")
+    return ir.StringAttr(a).value
 
 
 def _helper(op, name: str, kind: str, args: list, results: list) -> str:
@@ -86,7 +92,10 @@ def _allreduce(op, x: ir.Value, how: str) -> ir.Value:
         n *= d
     flat_t = ir.RankedTensorType.get([n], t.element_type)
     reassoc = [list(range(t.rank))] if t.rank else []
-    flat = x if t.rank == 1 else tensor.collapse_shape(flat_t, x, reassoc)
+    if t.rank == 0:                      # a scalar: tensor<f32> -> tensor<1xf32> and back
+        flat = tensor.expand_shape(flat_t, x, [], [], [1])
+    else:
+        flat = x if t.rank == 1 else tensor.collapse_shape(flat_t, x, reassoc)
     mt = ir.MemRefType.get([n], t.element_type)
     send = bufferization.to_buffer(mt, flat, read_only=True)
     recv = memref.alloc(mt, [], [])
@@ -96,6 +105,8 @@ def _allreduce(op, x: ir.Value, how: str) -> ir.Value:
     out = bufferization.to_tensor(flat_t, recv, restrict=True, writable=True)
     if t.rank == 1:
         return out
+    if t.rank == 0:
+        return tensor.collapse_shape(t, out, [])
     return tensor.expand_shape(t, out, reassoc, [], list(t.shape))
 
 

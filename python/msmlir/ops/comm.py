@@ -1,12 +1,17 @@
 """Collective ops (MindSpore's AllReduce, AllGather, ReduceScatter, Broadcast,
 AlltoAll) over all ranks of the MPI job (`mpirun -n N`;
-msmlir.communication.init() first). The first four are one mindir op each,
-compiled with the rest of the graph
+msmlir.communication.init() first), or over the ranks of a group made by
+msmlir.communication.create_group (`group="g0"`: the op carries
+`group = "g0"` and runs on the group's communicator; ranks and sizes are
+then the group's, broadcast's root is a world rank as in MindSpore). The
+first four are one mindir op each, compiled with the rest of the graph
 (passes/lowering/mindir_to_linalg/collectives.py) and differentiable where
 MindSpore's are (passes/autodiff/bprop_comm.py); all_to_all is composed of
 all_gather and slices (exact; N times the bytes of a point-to-point exchange,
 as the pinned mpi dialect has no MPI_Alltoall), its gradient follows."""
 from __future__ import annotations
+
+from mlir import ir
 
 from ..dialects.enums import ReduceOp as _ReduceOp, enum_case
 from ..runtime import mpi as _mpi
@@ -36,23 +41,83 @@ def _operand(x, what: str):
     return t
 
 
-def _check_ranks_agree(t, what: str, extra: int = 0) -> None:
+# MindSpore's names of the world group on each backend: all are MPI_COMM_WORLD
+WORLD_GROUPS = ("mpi_world_group", "hccl_world_group", "nccl_world_group", "mccl_world_group")
+
+
+class _Comm:
+    """Where a collective runs: `name` None for the world, else a group; the
+    number of ranks and this process's rank in it."""
+
+    def __init__(self, name, size, rank):
+        self.name, self.size, self.rank = name, size, rank
+
+
+def _comm(group, what: str) -> _Comm:
+    """The world or the named group, checked: MPI started, the group exists
+    and this rank is one of its members."""
+    if not _mpi.initialized():
+        _b.error(f"{what} needs msmlir.communication.init() first (and mpirun to start the ranks)")
+    if group is None or group in WORLD_GROUPS:
+        return _Comm(None, _mpi.size(), _mpi.rank())
+    if not isinstance(group, str):
+        _b.error(f"{what}: group must be a str (a name given to create_group), got "
+                 f"{type(group).__name__}", kind=TypeError)
+    g = _mpi.group(group)
+    if g is None:
+        _b.error(f"{what}: group {group!r} does not exist: create it with "
+                 f"msmlir.communication.create_group({group!r}, rank_ids) first", kind=ValueError)
+    r = g.rank_of(_mpi.rank())
+    if r is None:
+        _b.error(f"{what}: rank {_mpi.rank()} is not in group {group!r} (rank_ids {g.ranks}); "
+                 f"only its members can call its collectives", kind=ValueError)
+    return _Comm(group, g.size, r)
+
+
+def _checked(prim):
+    """`prim`, whose group is checked at every PyNative call too: the compiled
+    op is cached per signature (frontend/trace.py), so a call after
+    destroy_group would otherwise reach MPI with MPI_COMM_NULL."""
+    import functools
+    import inspect
+    sig = inspect.signature(prim)
+
+    @functools.wraps(prim)
+    def wrapper(*args, **kwargs):
+        if _b.current() is None:
+            group = sig.bind(*args, **kwargs).arguments.get("group")
+            if group is not None:
+                _comm(group, prim.__name__)
+        return prim(*args, **kwargs)
+    wrapper.__msmlir_primitive__ = True
+    return wrapper
+
+
+def _tag(out, comm: _Comm):
+    """Marks the emitted collective with its group."""
+    if comm.name is not None:
+        out.value.owner.attributes["group"] = ir.StringAttr.get(comm.name)
+    return out
+
+
+def _check_ranks_agree(t, what: str, extra: int = 0, comm: _Comm | None = None) -> None:
     """Every rank must call the same collective on the same dtype and shape
     (else MPI would read past buffers or wait forever): at trace time the
     ranks exchange (op, dtype, shape) and a mismatch is an error at the user's
     line on every rank, naming each rank's tensor."""
-    if not _mpi.initialized() or _mpi.size() == 1:
+    if not _mpi.initialized() or (comm.size if comm else _mpi.size()) == 1:
         return
     if t.ndim > _MAX_RANK:
         _b.error(f"{what}: tensors of rank <= {_MAX_RANK} only, got rank {t.ndim}")
     code = [_COLLECTIVES.index(what), _COMM_DTYPES.index(str(t.dtype)), extra, t.ndim]
     mine = code + list(t.shape) + [-1] * (_MAX_RANK - t.ndim)
-    everyone = _mpi.allgather_ints(mine)
+    everyone = _mpi.allgather_ints(mine, comm.name if comm else None)
     if any(row != everyone[0] for row in everyone):
         def show(row):
             return f"{_COMM_DTYPES[row[1]]}{row[4:4 + row[3]]}"
+        where = f" of group {comm.name!r}" if comm and comm.name else ""
         ranks = "; ".join(f"rank {r}: {show(row)}" for r, row in enumerate(everyone))
-        _b.error(f"{what}: the ranks do not call it on the same tensor type ({ranks})")
+        _b.error(f"{what}: the ranks{where} do not call it on the same tensor type ({ranks})")
 
 
 def _reduction(op, what):
@@ -62,67 +127,79 @@ def _reduction(op, what):
         _b.error(str(e))
 
 
-def _group_size(what: str) -> int:
-    if not _mpi.initialized():
-        _b.error(f"{what} needs msmlir.communication.init() first (and mpirun to start the ranks)")
-    return _mpi.size()
-
-
+@_checked
 @primitive
-def all_reduce(x, op=ReduceOp.SUM):
-    """Element-wise `op` (sum, max, min, prod) of x over all ranks, on every rank."""
+def all_reduce(x, op=ReduceOp.SUM, group=None):
+    """Element-wise `op` (sum, max, min, prod) of x over the ranks (of `group`), on each of them."""
     t = _operand(x, "all_reduce")
-    _group_size("all_reduce")
+    c = _comm(group, "all_reduce")
     how = _reduction(op, "all_reduce")
-    _check_ranks_agree(t, "all_reduce", int(how))
-    return emit(mindir.AllReduceOp, t.value, op=how)
+    _check_ranks_agree(t, "all_reduce", int(how), c)
+    return _tag(emit(mindir.AllReduceOp, t.value, op=how), c)
 
 
+@_checked
 @primitive
-def all_gather(x):
-    """The ranks' x concatenated along dim 0 in rank order, on every rank."""
+def all_gather(x, group=None):
+    """The ranks' x concatenated along dim 0 in (group) rank order, on every rank."""
     t = _operand(x, "all_gather")
-    n = _group_size("all_gather")
+    c = _comm(group, "all_gather")
+    n = c.size
     if t.ndim < 1:
         _b.error("all_gather: needs a tensor of rank >= 1 (it joins dim 0)")
-    _check_ranks_agree(t, "all_gather")
+    _check_ranks_agree(t, "all_gather", 0, c)
     shape = [t.shape[0] * n] + list(t.shape[1:])
-    return emit(mindir.AllGatherOp, _b.tensor_type(shape, t.dtype), t.value, _b.i64_attr(n))
+    return _tag(emit(mindir.AllGatherOp, _b.tensor_type(shape, t.dtype), t.value, _b.i64_attr(n)),
+                c)
 
 
+@_checked
 @primitive
-def reduce_scatter(x, op=ReduceOp.SUM):
-    """`op` of x over all ranks; rank r keeps the r-th of N equal slices of dim 0."""
+def reduce_scatter(x, op=ReduceOp.SUM, group=None):
+    """`op` of x over the N ranks (of `group`); rank r keeps the r-th of N equal slices of dim 0."""
     t = _operand(x, "reduce_scatter")
-    n = _group_size("reduce_scatter")
+    c = _comm(group, "reduce_scatter")
+    n = c.size
     how = _reduction(op, "reduce_scatter")
-    _check_ranks_agree(t, "reduce_scatter", int(how))
+    _check_ranks_agree(t, "reduce_scatter", int(how), c)
     if t.ndim < 1 or t.shape[0] % n:
         _b.error(f"reduce_scatter: dim 0 of a {list(t.shape)} tensor is not divisible by the "
                  f"{n} ranks")
     shape = [t.shape[0] // n] + list(t.shape[1:])
-    return emit(mindir.ReduceScatterOp, _b.tensor_type(shape, t.dtype), t.value, _b.i64_attr(n),
-                op=how)
+    return _tag(emit(mindir.ReduceScatterOp, _b.tensor_type(shape, t.dtype), t.value,
+                     _b.i64_attr(n), op=how), c)
 
 
+@_checked
 @primitive
-def broadcast(x, root=0):
-    """Rank `root`'s x on every rank."""
+def broadcast(x, root=0, group=None):
+    """Rank `root`'s x on every rank (of `group`; `root` is a world rank, as
+    MindSpore's root_rank, and must be in the group)."""
     t = _operand(x, "broadcast")
-    if not 0 <= int(root) < _group_size("broadcast"):
-        _b.error(f"broadcast: root {root} is not a rank of the {_mpi.size()} processes")
-    _check_ranks_agree(t, "broadcast", int(root))
-    return emit(mindir.BroadcastOp, t.value, root=_b.i64_attr(int(root)))
+    c = _comm(group, "broadcast")
+    if c.name is None:
+        if not 0 <= int(root) < c.size:
+            _b.error(f"broadcast: root {root} is not a rank of the {c.size} processes")
+        local = int(root)
+    else:
+        local = _mpi.group(c.name).rank_of(int(root))
+        if local is None:
+            _b.error(f"broadcast: root {root} is not in group {c.name!r} "
+                     f"(rank_ids {_mpi.group(c.name).ranks})")
+    _check_ranks_agree(t, "broadcast", local, c)
+    return _tag(emit(mindir.BroadcastOp, t.value, root=_b.i64_attr(local)), c)
 
 
+@_checked
 @primitive
-def all_to_all(x, split_dim=0, concat_dim=0, split_count=None):
+def all_to_all(x, split_dim=0, concat_dim=0, split_count=None, group=None):
     """MindSpore's AlltoAll: x is cut into N equal chunks along split_dim, chunk
-    j goes to rank j, and each rank concatenates what it receives (rank 0's
-    chunk first) along concat_dim. Composed of all_gather and slices."""
+    j goes to rank j (of `group`), and each rank concatenates what it receives
+    (rank 0's chunk first) along concat_dim. Composed of all_gather and slices."""
     from .array import reshape, slice as _slice, transpose
     t = _operand(x, "all_to_all")
-    n = _group_size("all_to_all")
+    comm = _comm(group, "all_to_all")
+    n = comm.size
     if split_count is not None and int(split_count) != n:
         _b.error(f"all_to_all: split_count {split_count} must equal the {n} ranks")
     sd, cd = int(split_dim), int(concat_dim)
@@ -133,8 +210,9 @@ def all_to_all(x, split_dim=0, concat_dim=0, split_count=None):
     if t.shape[sd] % n:
         _b.error(f"all_to_all: dim {sd} of a {list(t.shape)} tensor is not divisible by the "
                  f"{n} ranks")
-    c, r = t.shape[sd] // n, _mpi.rank()
-    ranks = reshape(all_gather(reshape(t, (1,) + tuple(t.shape))), (n,) + tuple(t.shape))
+    c, r = t.shape[sd] // n, comm.rank
+    ranks = reshape(all_gather(reshape(t, (1,) + tuple(t.shape)), group=comm.name),
+                    (n,) + tuple(t.shape))
     begin = [0] * (t.ndim + 1)
     begin[1 + sd] = r * c
     size = [n] + list(t.shape)

@@ -14,6 +14,8 @@ declares without a body must be one of:
     runtime (`__kmpc_fork_call`, ... for threads > 1), loaded here RTLD_LOCAL,
     or of the MPI library (`MPI_Allreduce`, `ompi_mpi_comm_world`, ... for
     collectives) once msmlir.communication.init() started MPI (runtime/mpi.py),
+  - the communicator cell of a group made by create_group
+    (`msmlir_mpi_group_<name>`, runtime/mpi.py),
   - a libm function (the `math` lowering's calls), or one of the few libc
     allocation/memory functions the lowering emits.
 Anything else is an `UnresolvedSymbolError` before any code exists.
@@ -199,6 +201,9 @@ def resolve(names, provided: dict[str, int] | None = None) -> dict[str, int]:
         addr = provided.get(name)
         if addr is None and name in LIBC_FUNCTIONS:
             addr = _address(libc, name)
+        if addr is None and name.startswith("msmlir_mpi_group_"):
+            from . import mpi               # a sub-group's communicator cell (runtime/mpi.py)
+            addr = mpi.group_cell_address(name)
         if addr is None:
             for lib in _libraries(name):
                 addr = _address(lib, MPI_ALIASES.get(name, name))

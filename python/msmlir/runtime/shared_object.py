@@ -34,6 +34,14 @@ __all__ = ["IMPORTS_SYMBOL", "LinkError", "supported", "undefined_symbols", "def
 IMPORTS_SYMBOL = "__msmlir_imports"
 
 
+# Undefined symbols that are data, not functions: OpenMPI's predefined handles
+# (ompi_mpi_comm_world, ompi_mpi_float, ompi_mpi_op_sum, ...) and the cells of
+# create_group's communicators (runtime/mpi.py). The import table binds
+# functions only (each name becomes a jump), so code reading these through it
+# would read the trampoline's bytes (MPI_ERR_COMM or SIGBUS at run time).
+DATA_IMPORT_PREFIXES = ("ompi_", "msmlir_mpi_group_")
+
+
 class LinkError(RuntimeError):
     """The object could not be made into a cacheable shared library."""
 
@@ -196,6 +204,11 @@ def link(obj_path, out_path: str, workdir: str) -> list[str]:
     bad = [n for n in imports if not _valid_symbol(n)]
     if bad:
         raise LinkError(f"unexpected symbol names: {bad[:4]}")
+    data = [n for n in imports if n.startswith(DATA_IMPORT_PREFIXES)]
+    if data:
+        raise LinkError(f"the code reads data symbols ({', '.join(data[:3])}...: MPI's handles, a "
+                        f"group's communicator cell), which a trampoline cannot stand for; graphs "
+                        f"with collectives are compiled in process and not stored")
     asm = os.path.join(workdir, "imports.S")
     with open(asm, "w") as f:
         f.write(_trampolines(imports))
