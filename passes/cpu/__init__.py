@@ -24,6 +24,8 @@ After bufferization:
                        temporaries -> globals (non-reentrant functions)
   unroll_transfers.py  msmlir-cpu-unroll-transfers: n-D transfers -> 1-D before
                        fold-memref-alias-ops (upstream bug)
+  cast_collapses.py    msmlir-cpu-cast-collapses: contiguous collapse_shape ->
+                       reinterpret_cast before fold-memref-alias-ops (affine loads)
   lower_vectors.py     msmlir-cpu-lower-vectors: forall -> parallel/for, hoisting
                        of loop-invariant transfers, vector lowering
 
@@ -38,5 +40,5 @@ phases: ../common/ (linalg facts, transform scripts, remarks).
 A strategy that fails leaves its ops on the plain path
 (convert-linalg-to-loops) and says so with a remark at the op or function.
 """
-from . import (conv_to_matmul, fast_math, generalize, globalize_allocs, lower_vectors, pack_matmul,  # noqa: F401
+from . import (cast_collapses, conv_to_matmul, fast_math, generalize, globalize_allocs, lower_vectors, pack_matmul,  # noqa: F401
                scale_by_ldexp, tile_vectorize, unroll_transfers, vectorize_windows)

@@ -368,6 +368,8 @@ def tile_vectorize_func(func: ir.Operation, threads: int, min_work: int) -> ir.O
                                                           "space keep the plain path")})
 def tile_vectorize(module: ir.Operation, *, threads: int, min_work: int):
     for func in list(funcs(module)):
+        if "mskernel.poly" in func.attributes:  # the isl scheduler's (passes/poly/claim.py)
+            continue
         try:
             tile_vectorize_func(func, threads, min_work)
         except Exception as e:  # noqa: BLE001 - a strategy bug must not fail compilation;

@@ -15,10 +15,13 @@ reference); threads=N splits big ops into N OpenMP tasks (LLVM's libomp
 from the cmeel-libomp wheel, bound by msmlir/runtime/linker.py); globalize=true makes big static temporaries
 globals (faster matmul, non-reentrant functions); fast-math=false keeps
 math.exp/tanh/erf as libm calls; ops with fewer than min-work iterations keep
-the plain path (their scalar loops compile faster); poly=true schedules those plain-path
-loop nests with the polyhedral scheduler (passes/poly/, stage "poly" after
-"bufferized"; off by default: it wins on big transposes but loses on small
-matmuls and middle-axis reductions, see _POLY). In the environment,
+the plain path (their scalar loops compile faster); the kernel classes the polyhedral
+scheduler compiles better than the hand strategies (transposes, alone or
+fused with elementwise ops, rows 4 KiB multiples apart) always go to it
+(passes/poly/claim.py decides; scheduled at the end of "bufferized");
+poly=true also schedules every other plain-path loop nest with it (stage
+"poly" after "bufferized"; off by default: it loses on small matmuls,
+pooling windows, bias gradients, see passes/poly/claim.py). In the environment,
 MSMLIR_CPU_CODEGEN=0|1, MSMLIR_CPU_THREADS=N and MSMLIR_CPU_POLY=0|1 set the
 defaults of codegen, threads and poly (A/B runs of whole test suites).
 
@@ -152,9 +155,15 @@ _VECTOR_TO_LLVM = (
 # as they are), reused strided tiles are promoted to contiguous buffers.
 # `inline,symbol-dce` at the head of the LLVM stage puts the groups back.
 _POLY = ("convert-linalg-to-affine-loops,"
+         "msmlir-cpu-fast-math{min-lanes=1 row-ops=false},"  # scalar exp: LLVM vectorizes the polynomial
          "mskernel-poly-schedule{target=cpu nests=true},"
          "mskernel-promote-buffers")
 _POLY_INLINE = "inline,symbol-dce"
+# Always (codegen=true, at the end of the "bufferized" stage): the functions
+# mskernel-poly-claim outlined for the scheduler (the kernel classes it
+# compiles better than the hand strategies: transposes whose rows are 4 KiB
+# multiples apart; passes/poly/claim.py has the per-class measurements).
+_POLY_CLAIMED = "mskernel-poly-schedule{target=cpu claimed=true}"
 
 # threads > 1: each scf.parallel (one task per thread) becomes an OpenMP
 # parallel region with a static work-sharing loop, run by LLVM's libomp
@@ -183,13 +192,17 @@ OPTIONS = {
 }
 
 
-def tensor_codegen(threads: int, min_work: int) -> str:
+def tensor_codegen(threads: int, min_work: int, poly_claim: bool = False) -> str:
     """The codegen stage on tensors: convolutions as im2col + matmul, packed
-    matmuls, then the other named ops generalized, pooling windows
-    vectorized, row-wise chains fused, everything else tiled and vectorized."""
+    matmuls, then the other named ops generalized, (poly_claim: the kernel
+    classes the isl scheduler does better outlined for it, passes/poly/
+    claim.py), pooling windows vectorized, row-wise chains fused,
+    everything else tiled and vectorized."""
+    claim = f"mskernel-poly-claim{{min-work={min_work}}}," if poly_claim else ""
     return (f"msmlir-cpu-conv-to-matmul{{threads={threads}}},"
             f"msmlir-cpu-pack-matmul{{threads={threads}}},"
             "msmlir-cpu-generalize,"
+            f"{claim}"
             f"msmlir-cpu-vectorize-windows{{threads={threads} min-work={min_work}}},"
             f"msmlir-fuse-rows{{threads={threads} min-work={min_work}}},"
             f"msmlir-cpu-tile-vectorize{{threads={threads} min-work={min_work}}}")
@@ -232,7 +245,9 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
     if not codegen:
         return [("kernels", kernels(graph_kernel)), ("linalg", to_linalg),
                 ("bufferized", ",".join(inline + [_BUFFERIZE])), ("llvm", _TO_LLVM)]
-    codegen_stage = [tensor_codegen(threads, min_work)]
+    # (inline-kernels=true inlines the claimed functions at the head of
+    # "bufferized": nothing is claimed then, unless poly=true schedules all)
+    codegen_stage = [tensor_codegen(threads, min_work, poly_claim=poly or not inline_kernels)]
     if fast_math:
         codegen_stage.append("msmlir-cpu-fast-math")
     codegen_stage.append("canonicalize,cse")
@@ -242,7 +257,8 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
     bufferize += [_BUFFERIZE_TAIL,
                   # (1-D transfers: works around an upstream fold-memref-alias-ops bug
                   # on n-D transfer_reads of memref.expand_shape views)
-                  "msmlir-cpu-unroll-transfers,fold-memref-alias-ops,canonicalize,cse"]
+                  "msmlir-cpu-unroll-transfers,msmlir-cpu-cast-collapses,fold-memref-alias-ops,canonicalize,cse"]
+    bufferize.append(_POLY_CLAIMED)
     llvm = [_POLY_INLINE] if poly else []
     llvm.append(f"msmlir-cpu-lower-vectors{{threads={threads}}}")
     if threads > 1:

@@ -8,10 +8,12 @@
     schedule.py        isl scheduler, multi-level tiling of permutable bands
                        (sizes solved per target), band / parallel / gpu marks
     codegen.py         isl AST -> affine.for / affine.if, statements cloned
+    claim.py           mskernel-poly-claim: which kernel classes the CPU
+                       pipeline gives the scheduler (measured per class)
     poly_schedule.py   mskernel-poly-schedule: the pass
     promote.py         mskernel-promote-buffers: tile footprints -> buffers at
                        #mskernel.scope levels, copy-in/out loops
     print_schedule.py  mskernel-print-schedule: the chosen schedule (sizes per
                        level, promoted buffers) as remarks
 """
-from . import poly_schedule, print_schedule, promote  # noqa: F401  (register the passes)
+from . import claim, poly_schedule, print_schedule, promote  # noqa: F401  (register the passes)

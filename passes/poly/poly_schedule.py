@@ -37,17 +37,27 @@ values are memrefs or constants is outlined into a private function
 and scheduled there (it carries `mskernel.schedule`; `inline` puts it back
 later). A run that cannot be represented is moved back unchanged, silently
 (it is the plain path's scalar loop nest, as without the pass).
+
+`claimed=true` (what msmlir-cpu-pipeline runs after bufferization, always):
+only the functions mskernel-poly-claim outlined (`mskernel.poly`: the kernel
+classes the scheduler compiles better than the hand strategies, claim.py has
+the measurements): their linalg ops become affine loops, scalar exp / tanh /
+erf polynomials (msmlir-cpu-fast-math{min-lanes=1}: LLVM's loop vectorizer
+then vectorizes them), and the whole function is scheduled; one that cannot
+be gets a remark saying why and keeps its plain loops.
 """
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import func as func_d
+from mlir.passmanager import PassManager
 
 from ..common.diagnostics import emit_remark
 from ..registry import Option, PassFailure, register_pass
 from . import codegen, dependences, model, schedule, targets
 
 ATTR_SCHEDULE = "mskernel.schedule"
+ATTR_POLY = "mskernel.poly"      # set by mskernel-poly-claim (claim.py)
 NAME = "mskernel-poly-schedule"
 
 
@@ -219,6 +229,17 @@ def schedule_nests(func: ir.Operation, *, tile_sizes: list[int], target=None) ->
     return done
 
 
+def _schedule_claimed(func: ir.Operation, target) -> None:
+    from ..cpu.fast_math import fast_math
+    PassManager.parse("func.func(convert-linalg-to-affine-loops)", func.context).run(func)
+    fast_math(func, ops="exp,tanh,erf", min_lanes=1, row_ops=False)
+    try:
+        schedule_function(func, tile_sizes=[], target=target)
+    except model.NotRepresentable as e:
+        emit_remark(func.location, f"{NAME}: not representable: {e}; the claimed function keeps "
+                                   "its plain loops")
+
+
 @register_pass(NAME, "polyhedral scheduling (isl) of affine loop nests: fusion, permutation, tiling, marks",
                options={"target": Option(str, "cpu", "memory model to tile for: cpu, gpu or ascend"),
                         "tile-sizes": Option(list, [], "tile sizes of band members, one level "
@@ -231,9 +252,13 @@ def schedule_nests(func: ir.Operation, *, tile_sizes: list[int], target=None) ->
                         "threads": Option(int, 0, "gpu: max threads per block (0: 1024)"),
                         "nests": Option(bool, False, "schedule each group of consecutive nests on "
                                         "its own, outlined into a private function; groups that "
-                                        "cannot be represented stay, silently")})
+                                        "cannot be represented stay, silently"),
+                        "claimed": Option(bool, False, "only the functions marked mskernel.poly by "
+                                          "mskernel-poly-claim, their linalg ops lowered to affine "
+                                          "loops first")})
 def run(module: ir.Operation, *, target: str, tile_sizes: list, l1_bytes: int, l2_bytes: int,
-        l3_bytes: int, vector_bytes: int, shared_bytes: int, threads: int, nests: bool):
+        l3_bytes: int, vector_bytes: int, shared_bytes: int, threads: int, nests: bool,
+        claimed: bool):
     if target not in targets.TARGETS:
         ir.Location.unknown(module.context).emit_error(
             f"{NAME}: unknown target '{target}' (one of {', '.join(targets.TARGETS)})")
@@ -243,6 +268,10 @@ def run(module: ir.Operation, *, target: str, tile_sizes: list, l1_bytes: int, l
     model_ = targets.make(target, **over)
     for func in list(_funcs(module)):
         if ATTR_SCHEDULE in func.attributes:
+            continue
+        if claimed:
+            if ATTR_POLY in func.attributes:
+                _schedule_claimed(func, model_)
             continue
         if nests:
             schedule_nests(func, tile_sizes=[int(t) for t in tile_sizes], target=model_)

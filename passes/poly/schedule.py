@@ -6,7 +6,15 @@
     tile              the outermost permutable bands with >= 2 members are tiled
                       at each level of the target's memory model (isl
                       band_tile, then the point band tiled again; tails become
-                      min/max in the AST), sizes given or solved by `plan`
+                      min/max in the AST), sizes given or solved by `plan`;
+                      on the cpu the band is first permuted so that its most
+                      contiguous member is innermost (innermost_contiguous),
+                      and it is only tiled when it loses reuse (reuse_lost:
+                      an elementwise nest or a column sum whose rows fit in
+                      L1 is not: tiles would cut its streams)
+    separate          cpu: bands over several statements generate separate
+                      loops where the set of statements changes (no guards
+                      in the innermost loop)
     mark_parallel     a "parallel" mark above the outermost coincident band
                       member on each path (the band is split there if needed)
 
@@ -112,9 +120,12 @@ class _Guard:
         return out
 
 
-def footprints(scop: Scop, node: isl.ScheduleNode, sizes: list[int]) -> dict[str, int] | None:
+def footprints(scop: Scop, node: isl.ScheduleNode, sizes: list[int],
+               line: int = 0) -> dict[str, int] | None:
     """{array: bytes} accessed by the first tile of band `node` with `sizes`
-    (None: not computable; an unbounded array counts 1 << 62)."""
+    (None: not computable; an unbounded array counts 1 << 62). `line`: count
+    whole cache lines of this many bytes along the last index (a column of
+    n cells is n lines)."""
     partial = node.band_get_partial_schedule_union_map()
     dom = node.get_domain()
     image = partial.intersect_domain(dom).range()
@@ -150,7 +161,13 @@ def footprints(scop: Scop, node: isl.ScheduleNode, sizes: list[int]) -> dict[str
                 n = 1 << 62
                 break
             n *= int(hi.to_python()) - int(lo.to_python()) + 1
-        out[name] = n * scop.elem_bytes.get(name, 4)
+        eb = scop.elem_bytes.get(name, 4)
+        if line and n < 1 << 62 and s.dim(isl.dim_type.set):
+            d = s.dim(isl.dim_type.set) - 1
+            last = int(s.dim_max_val(d).to_python()) - int(s.dim_min_val(d).to_python()) + 1
+            out[name] = n // last * -(-last * eb // line) * line
+        else:
+            out[name] = n * eb
     return out
 
 
@@ -266,9 +283,105 @@ def solve(scop: Scop, node: isl.ScheduleNode, fits, *, inner_multiple: int = 1,
     return last
 
 
+def reuse_lost(scop: Scop, node: isl.ScheduleNode, budget: int, line: int = 64) -> bool:
+    """Whether the untiled band `node` loses reuse from a cache of `budget`
+    bytes: for some member m but the innermost, two consecutive iterations of
+    m (the inner members whole) touch fewer cache lines than twice one
+    iteration (they share cells or lines: reuse carried by m), and one
+    iteration touches more than `budget` (the reuse is evicted before it
+    comes). An elementwise nest (no reuse) or a row / column reduction
+    whose rows fit in L1 does not: tiling it only cuts its streams into
+    short pieces (measured: a 1024x1024 add in 32x32 tiles 3x slower).
+    True when the extents are not constant."""
+    ext = extents(node)
+    if ext is None:
+        return True
+    n = len(ext)
+    for m in range(n - 1):
+        if ext[m] < 2:
+            continue
+        one = footprints(scop, node, [1] * m + [1] + ext[m + 1:], line)
+        two = footprints(scop, node, [1] * m + [2] + ext[m + 1:], line)
+        if one is None or two is None:
+            return True
+        f1, f2 = sum(one.values()), sum(two.values())
+        if f2 < 2 * f1 and f1 > budget:
+            return True
+    return False
+
+
+def _stride(r: isl.Map, m: int, n: int) -> list[int] | None:
+    """The index step of access `r` ([band] -> cell) when band member `m`
+    steps by one (the others fixed): [] when the access does not move (or no
+    instance has a next one), None when it is not one constant step."""
+    b = [f"b{k}" for k in range(n)]
+    nxt = [f"b{k} + 1" if k == m else f"b{k}" for k in range(n)]
+    step = isl.Map(f"{{ [{', '.join(b)}] -> [{', '.join(nxt)}] }}")
+    d = r.reverse().apply_range(step).apply_range(r).deltas()
+    if d.is_empty():
+        return []
+    if not d.is_singleton():
+        return None
+    p = d.sample_point()
+    v = [int(p.get_coordinate_val(isl.dim_type.set, k).to_python())
+         for k in range(d.dim(isl.dim_type.set))]
+    return [] if not any(v) else v
+
+
+def _strided_accesses(scop: Scop, node: isl.ScheduleNode, m: int) -> int:
+    """How many accesses of the band's statements are neither invariant nor
+    contiguous (last index +-1, the others fixed) along member `m`."""
+    n = node.band_n_member()
+    part = node.band_get_partial_schedule_union_map().intersect_domain(node.get_domain())
+    bad = 0
+    for acc in _sets_maps(scop.reads().union(scop.writes()).intersect_domain(node.get_domain())):
+        sched = part.intersect_domain(isl.UnionSet.from_set(acc.domain()))
+        maps = _sets_maps(sched)
+        if len(maps) != 1:
+            bad += 1
+            continue
+        r = maps[0].reverse().apply_range(acc)
+        v = _stride(r, m, n)
+        if v is None or (v and (abs(v[-1]) != 1 or any(v[:-1]))):
+            bad += 1
+    return bad
+
+
+def _sets_maps(u: isl.UnionMap) -> list[isl.Map]:
+    out = []
+    u.foreach_map(out.append)
+    return out
+
+
+def innermost_contiguous(scop: Scop, node: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Permutable band `node` with the member along which the fewest accesses
+    are strided moved innermost (ties: the innermost stays). Why: isl's
+    scheduler puts coincident (parallel) members outermost, so a column
+    reduction `y[j] += x[i, j]` comes out as j outer, i inner: a strided
+    scalar loop LLVM cannot vectorize (4096x1024: 3.8 ms, against 0.56 ms in
+    the i, j order). Any order of a permutable band is legal."""
+    n = node.band_n_member()
+    cost = [_strided_accesses(scop, node, m) for m in range(n)]
+    best = min(range(n), key=lambda m: (cost[m], m != n - 1))
+    if best == n - 1 or cost[best] >= cost[-1]:
+        return node
+    order = [m for m in range(n) if m != best] + [best]
+    coinc = [node.band_member_get_coincident(m) for m in order]
+    b = [f"b{k}" for k in range(n)]
+    perm = isl.Map(f"{{ [{', '.join(b)}] -> [{', '.join(b[m] for m in order)}] }}")
+    umap = node.band_get_partial_schedule_union_map().apply_range(isl.UnionMap.from_map(perm))
+    mupa = isl.MultiUnionPwAff.from_union_map(umap)
+    node = node.delete().insert_partial_schedule(mupa).band_set_permutable(1)
+    for m, c in enumerate(coinc):
+        node = node.band_member_set_coincident(m, c)
+    return node
+
+
 def plan(scop: Scop, node: isl.ScheduleNode, target) -> list[tuple[str, list[int]]]:
     """[(level, sizes)], outermost level first, for permutable band `node`."""
     if isinstance(target, targets.CPU):
+        if not reuse_lost(scop, node, target.l1 // 2):
+            return []
         eb = min(scop.elem_bytes.values() or [4])
         lanes = max(1, target.vector_bytes // eb)
         l1 = solve(scop, node, lambda fp: sum(fp.values()) <= target.l1 // 2, inner_prefer=lanes)
@@ -348,6 +461,8 @@ def tile(scop: Scop, sched: isl.Schedule, sizes: list[int], target) -> tuple[isl
         if (not _is_band(node) or node.band_n_member() < 2 or not node.band_get_permutable()
                 or _has_band_ancestor(node)):
             return node
+        if isinstance(target, targets.CPU):
+            node = innermost_contiguous(scop, node)
         n = node.band_n_member()
         if sizes:
             ts = [sizes[min(m, len(sizes) - 1)] for m in range(n)]
@@ -405,9 +520,28 @@ def mark_parallel(sched: isl.Schedule) -> isl.Schedule:
     return _Guard(visit).run(sched)
 
 
+def separate(sched: isl.Schedule) -> isl.Schedule:
+    """Every member of a band over more than one statement generated as
+    "separate" loops: the iterations where the set of statements changes get
+    loops of their own. Why: a reduction's initialization fused into its band
+    (matmul `C = 0` at k == 0) is otherwise an `affine.if` inside the
+    innermost loop, in the way of LLVM's loop vectorizer (measured on a
+    scheduled 256^3 matmul, i, k, j order: 6.1 ms with the guard, 5.4 ms
+    separated)."""
+    def visit(node):
+        if not _is_band(node) or len(_sets(node.get_domain())) < 2:
+            return node
+        for m in range(node.band_n_member()):
+            node = node.band_member_set_ast_loop_type(m, isl.ast_loop_type.separate)
+        return node
+    return _Guard(visit).run(sched)
+
+
 def schedule(scop: Scop, deps: Dependences, *, tile_sizes: list[int], target=None) -> Result:
     target = target if target is not None else targets.make("cpu")
     sched = compute_schedule(scop, deps)
     sched, chosen = tile(scop, sched, tile_sizes, target)
     sched = mark_parallel(sched)
+    if isinstance(target, targets.CPU):
+        sched = separate(sched)
     return Result(sched, chosen, target)

@@ -35,6 +35,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 
 from mlir import ir
 
@@ -44,6 +45,8 @@ __all__ = ["jobs", "tools", "plan", "compile_objects", "ParallelCompileError"]
 # than the subprocesses start.
 MIN_OPS = 3000
 MAX_JOBS = 8
+# Seconds the tools of one compile may take before they are killed.
+TIMEOUT_S = 600
 
 
 class ParallelCompileError(RuntimeError):
@@ -293,9 +296,21 @@ def compile_objects(module: ir.Module, groups: list[list[str]], workdir: str,
                                   stdin=p2.stdout, stderr=err)
             p2.stdout.close()
             procs.append(((p1, p2, p3), err))
+        # Blocking waits (a waitpid returns as soon as the process ends; a
+        # wait with a timeout polls with sleeps of up to 50 ms), the time limit
+        # kept by a timer that kills the tools.
+        killed: list = []
+        timer = threading.Timer(TIMEOUT_S, _kill, [[p for chain, _ in procs for p in chain], killed])
+        timer.daemon = True
+        timer.start()
+        try:
+            waited = [[p.wait() for p in chain] for chain, _ in procs]
+        finally:
+            timer.cancel()
+        if killed:
+            raise subprocess.TimeoutExpired("LLVM tools", TIMEOUT_S)
         failed = []
-        for (chain, err) in procs:
-            codes = [p.wait(timeout=600) for p in chain]
+        for (chain, err), codes in zip(procs, waited):
             if any(codes):
                 err.seek(0)
                 failed.append(err.read().decode("utf-8", "replace").strip()[:2000])
@@ -311,6 +326,14 @@ def compile_objects(module: ir.Module, groups: list[list[str]], workdir: str,
                     p.wait()
             err.close()
     return paths
+
+
+def _kill(procs: list, killed: list) -> None:
+    """The timer's action: kills the tools still running (noted in `killed`)."""
+    killed.append(True)
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
 
 
 def debug(msg: str) -> None:

@@ -65,10 +65,14 @@ func.func @matmul(%A: memref<512x512xf32>, %B: memref<512x512xf32>, %C: memref<5
 }
 
 // A 4-operand i8 elementwise 3-d kernel.
-// cpu: the innermost member is raised to one vector (64 B = 64 i8) where the
-// footprint still fits.
+// cpu: not tiled: no cell or cache line is used by two iterations of an
+// outer loop (no reuse to keep), tiles would only cut its contiguous streams
+// (schedule.reuse_lost).
 // CPU-LABEL: func.func @add3d
-// CPU-SAME:    tile-sizes: l2 32x32x64 > l1 16x16x16
+// CPU-SAME:    tile-sizes: none
+// CPU:         affine.for %{{.*}} = 0 to 64 {
+// CPU-NEXT:      affine.for %{{.*}} = 0 to 64 {
+// CPU-NEXT:        affine.for %{{.*}} = 0 to 64 {
 // ascend (UB/2 = 96 KiB): 32^3 x 4 = 128 KiB does not fit, 16^3 does; the
 // innermost size is rounded up to 32 (32 bytes of i8): 16x16x32.
 // ASCEND-LABEL: func.func @add3d

@@ -59,22 +59,25 @@ func.func @chain(%X: memref<32x48xf32>, %T: memref<32x48xf32>, %Y: memref<32x48x
   return
 }
 
-// Matmul 64x64x64: one permutable band (i, j, k), tiled. Default: the L1
-// model (48 KiB here: 3 tiles of 32x32 f32 = 12 KiB <= L1/2, 64 does not
-// fit; one level: the whole band fits in L2/2); tile-sizes=16 given; a 4 KiB
-// L1 gives 8 (3 x 8x8 x 4 B <= 2 KiB).
-// i and j are parallel (the tile loop of i is marked), k is the reduction.
+// Matmul 64x64x64: one permutable band (i, j, k). With a 48 KiB L1 it is
+// not tiled: one row of A and C with all of B (16.5 KiB) fits in L1/2, so
+// the reuse of B across rows is kept (schedule.reuse_lost); the member
+// along which most accesses are contiguous (j: B and C) is moved innermost
+// (i, k, j), a loop LLVM vectorizes. tile-sizes=16 given; a 4 KiB L1
+// loses the reuse and gives 8 (3 x 8x8 x 4 B <= 2 KiB).
+// i and j are parallel (the outer loop is marked), k is the reduction.
 // CHECK-LABEL: func.func @matmul
-// CHECK-SAME:    tile-sizes: l1 32x32x32 | target: cpu l1=49152 l2=1048576 {{.*}} | reductions: S0: dims [2]
-// CHECK:         affine.for %[[I0:.*]] = 0 to 64 step [[T:32|16]] {
-// CHECK-NEXT:      affine.for %[[J0:.*]] = 0 to 64 step [[T]] {
-// CHECK-NEXT:        affine.for %[[K0:.*]] = 0 to 64 step [[T]] {
-// CHECK-NEXT:          affine.for %[[I:.*]] = 0 to [[T]] {
-// CHECK-NEXT:            affine.for %[[J:.*]] = 0 to [[T]] {
-// CHECK-NEXT:              affine.for %[[K:.*]] = 0 to [[T]] {
-// CHECK-NEXT:                affine.load %arg0[%[[I0]] + %[[I]], %[[K0]] + %[[K]]]
-// CHECK:                     affine.store
-// CHECK:         } {{{.*}}mskernel.parallel}
+// CHECK-SAME:    tile-sizes: none | target: cpu l1=49152 l2=1048576 {{.*}} | reductions: S0: dims [2]
+// CHECK:         affine.for %[[I:.*]] = 0 to 64 {
+// CHECK-NEXT:      affine.for %[[K:.*]] = 0 to 64 {
+// CHECK-NEXT:        affine.for %[[J:.*]] = 0 to 64 {
+// CHECK-NEXT:          affine.load %arg0[%[[I]], %[[K]]]
+// CHECK-NEXT:          affine.load %arg1[%[[K]], %[[J]]]
+// CHECK-NEXT:          affine.load %arg2[%[[I]], %[[J]]]
+// CHECK:               affine.store %{{.*}}, %arg2[%[[I]], %[[J]]]
+// CHECK-NEXT:        } {mskernel.vector}
+// CHECK-NEXT:      }
+// CHECK-NEXT:    } {mskernel.parallel}
 // T16-LABEL: func.func @matmul
 // T16-SAME:    tile-sizes: l1 16x16x16
 // T16:         affine.for %{{.*}} = 0 to 64 step 16 {
@@ -100,14 +103,20 @@ func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64
   return
 }
 
-// 100x100 transposed copy-add tiled by 32 (or by 16): 100 is not a
-// multiple, the point loops end at min(tile size, 100 - tile start).
+// 100x100 transposed copy-add: with a 48 KiB L1 a column of A (100 cache
+// lines, 6.4 KiB) stays in L1/2 between rows, so it is not tiled; with a
+// 4 KiB L1 (SMALL) it is, by 16: 100 is not a multiple, the point loops end
+// at min(tile size, 100 - tile start); tile-sizes=16 likewise.
 // CHECK-LABEL: func.func @tails
-// CHECK:         affine.for %[[I0:.*]] = 0 to 100 step 32 {
-// CHECK-NEXT:      affine.for %[[J0:.*]] = 0 to 100 step 32 {
-// CHECK-NEXT:        affine.for %[[I:.*]] = 0 to min #[[MAP:.*]](%[[I0]]) {
-// CHECK-NEXT:          affine.for %[[J:.*]] = 0 to min #[[MAP]](%[[J0]]) {
-// CHECK:         } {{{.*}}mskernel.parallel}
+// CHECK-SAME:    tile-sizes: none
+// CHECK:         affine.for %{{.*}} = 0 to 100 {
+// CHECK-NEXT:      affine.for %{{.*}} = 0 to 100 {
+// SMALL-LABEL: func.func @tails
+// SMALL:         affine.for %[[I0:.*]] = 0 to 100 step 16 {
+// SMALL-NEXT:      affine.for %[[J0:.*]] = 0 to 100 step 16 {
+// SMALL-NEXT:        affine.for %[[I:.*]] = 0 to min #[[MAP:.*]](%[[I0]]) {
+// SMALL-NEXT:          affine.for %[[J:.*]] = 0 to min #[[MAP]](%[[J0]]) {
+// SMALL:         } {{{.*}}mskernel.parallel}
 // T16-LABEL: func.func @tails
 // T16:         affine.for %{{.*}} = 0 to 100 step 16 {
 // T16:             affine.for %{{.*}} = 0 to min

@@ -7,36 +7,16 @@
 // size: the copy loops of the last tiles end at min(...), the buffers keep
 // the full tile size).
 
-// C = A^T B. cpu: A[k, i] and B[k, j] are strided along the innermost loop
-// (k); their L1 tiles (8x8) are copied transposed into buffers in the default
-// memory space, indexed [i, k] / [j, k]: contiguous along k. C is contiguous
-// and stays. The copies sit inside the L1 tile loops, before the point band.
+// C = A^T B. cpu: the band is permuted to (i, k, j): along j, A[k, i] is
+// invariant and B[k, j], C[i, j] are contiguous, so nothing is strided and
+// nothing is promoted (see @matmul_att for a promoted tile).
 // CPU-LABEL: func.func @matmul_at
-// CPU-SAME:    mskernel.promoted = "%arg0 {{.*}} -> memref<8x8xf32> at l1 (in); %arg1 {{.*}} -> memref<8x8xf32> at l1 (in)"
-// CPU:         %[[AB:.*]] = memref.alloc() : memref<8x8xf32>
-// CPU-NEXT:    %[[BB:.*]] = memref.alloc() : memref<8x8xf32>
-// CPU:         affine.for %[[I2:.*]] = 0 to 100 step 32 {
-// CPU-NEXT:      affine.for %[[J2:.*]] = 0 to 100 step 32 {
-// CPU-NEXT:        affine.for %[[K2:.*]] = 0 to 100 step 32 {
-// CPU-NEXT:          affine.for %[[I1:.*]] = 0 to min #{{.*}}(%[[I2]]) step 8 {
-// CPU-NEXT:            affine.for %[[J1:.*]] = 0 to min #{{.*}}(%[[J2]]) step 8 {
-// CPU-NEXT:              affine.for %[[K1:.*]] = 0 to min #{{.*}}(%[[K2]]) step 8 {
-// CPU-NEXT:                affine.for %[[CK:.*]] = #{{.*}}(%[[K2]], %[[K1]]) to min #{{.*}}(%[[K2]], %[[K1]]) {
-// CPU-NEXT:                  affine.for %[[CI:.*]] = #{{.*}}(%[[I2]], %[[I1]]) to min #{{.*}}(%[[I2]], %[[I1]]) {
-// CPU-NEXT:                    %[[V:.*]] = affine.load %arg0[%[[CK]], %[[CI]]]
-// CPU-NEXT:                    affine.store %[[V]], %[[AB]][%[[CI]] - %[[I2]] - %[[I1]], %[[CK]] - %[[K2]] - %[[K1]]]
-// CPU:                     affine.load %arg1
-// CPU-NEXT:                affine.store %{{.*}}, %[[BB]]
-// CPU:                   affine.for %[[I:.*]] = 0 to min
-// CPU-NEXT:                affine.for %[[J:.*]] = 0 to min
-// CPU-NEXT:                  affine.for %[[K:.*]] = 0 to min
-// CPU-NEXT:                    affine.load %[[AB]][%[[I]], %[[K]]] : memref<8x8xf32>
-// CPU-NEXT:                    affine.load %[[BB]][%[[J]], %[[K]]] : memref<8x8xf32>
-// CPU-NEXT:                    affine.load %arg2[
-// CPU:                   } {mskernel.band = "point"}
-// CPU:           memref.dealloc %[[AB]]
-// CPU-NEXT:      memref.dealloc %[[BB]]
-// CPU-NEXT:      return
+// CPU-NOT:     mskernel.promoted
+// CPU-NOT:     memref.alloc
+// CPU:         affine.load %arg0[%[[K:.*]], %[[I:.*]]]
+// CPU-NEXT:    affine.load %arg1[%[[K]], %[[J:.*]]]
+// CPU-NEXT:    affine.load %arg2[%[[I]], %[[J]]]
+// CPU:         } {mskernel.band = "point"}
 
 // gpu: every reused footprint goes to shared memory: A and B tiles (k is
 // tiled beyond 100: one k tile) are copied in, the C tile in and out around the
@@ -85,6 +65,49 @@ func.func @matmul_at(%A: memref<100x100xf32>, %B: memref<100x100xf32>, %C: memre
       affine.for %k = 0 to 100 {
         %a = affine.load %A[%k, %i] : memref<100x100xf32>
         %b = affine.load %B[%k, %j] : memref<100x100xf32>
+        %c = affine.load %C[%i, %j] : memref<100x100xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        affine.store %s, %C[%i, %j] : memref<100x100xf32>
+      }
+    }
+  }
+  return
+}
+
+// C = A^T B^T. cpu: no order makes every access contiguous; k stays
+// innermost, where A[k, i] is strided: its L1 tiles (8x8) are copied
+// transposed into a buffer in the default memory space, indexed [i, k]:
+// contiguous along k. B[j, k] and C are contiguous or invariant and stay.
+// The copy sits inside the L1 tile loops, before the point band.
+// CPU-LABEL: func.func @matmul_att
+// CPU-SAME:    mskernel.promoted = "%arg0 {{.*}} -> memref<8x8xf32> at l1 (in)"
+// CPU:         %[[AB:.*]] = memref.alloc() : memref<8x8xf32>
+// CPU:         affine.for %[[I2:.*]] = 0 to 100 step 32 {
+// CPU-NEXT:      affine.for %[[J2:.*]] = 0 to 100 step 32 {
+// CPU-NEXT:        affine.for %[[K2:.*]] = 0 to 100 step 32 {
+// CPU-NEXT:          affine.for %[[I1:.*]] = 0 to min #{{.*}}(%[[I2]]) step 8 {
+// CPU-NEXT:            affine.for %[[J1:.*]] = 0 to min #{{.*}}(%[[J2]]) step 8 {
+// CPU-NEXT:              affine.for %[[K1:.*]] = 0 to min #{{.*}}(%[[K2]]) step 8 {
+// CPU-NEXT:                affine.for %[[CK:.*]] = #{{.*}}(%[[K2]], %[[K1]]) to min #{{.*}}(%[[K2]], %[[K1]]) {
+// CPU-NEXT:                  affine.for %[[CI:.*]] = #{{.*}}(%[[I2]], %[[I1]]) to min #{{.*}}(%[[I2]], %[[I1]]) {
+// CPU-NEXT:                    %[[V:.*]] = affine.load %arg0[%[[CK]], %[[CI]]]
+// CPU-NEXT:                    affine.store %[[V]], %[[AB]][%[[CI]] - %[[I2]] - %[[I1]], %[[CK]] - %[[K2]] - %[[K1]]]
+// CPU:                   affine.for %[[I:.*]] = 0 to min
+// CPU-NEXT:                affine.for %[[J:.*]] = 0 to min
+// CPU-NEXT:                  affine.for %[[K:.*]] = 0 to min
+// CPU-NEXT:                    affine.load %[[AB]][%[[I]], %[[K]]] : memref<8x8xf32>
+// CPU-NEXT:                    affine.load %arg1[
+// CPU-NEXT:                    affine.load %arg2[
+// CPU:                   } {mskernel.band = "point"}
+// CPU:           memref.dealloc %[[AB]]
+// CPU-NEXT:      return
+func.func @matmul_att(%A: memref<100x100xf32>, %B: memref<100x100xf32>, %C: memref<100x100xf32>) {
+  affine.for %i = 0 to 100 {
+    affine.for %j = 0 to 100 {
+      affine.for %k = 0 to 100 {
+        %a = affine.load %A[%k, %i] : memref<100x100xf32>
+        %b = affine.load %B[%j, %k] : memref<100x100xf32>
         %c = affine.load %C[%i, %j] : memref<100x100xf32>
         %p = arith.mulf %a, %b : f32
         %s = arith.addf %c, %p : f32

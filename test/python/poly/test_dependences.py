@@ -88,7 +88,11 @@ def test_footprint_model():
     band = schedule.compute_schedule(scop, deps).get_root().child(0)
     assert schedule.footprint(scop, band, [32, 32, 32]) == 3 * 32 * 32 * 4
     cpu = targets.CPU(l1=49152, l2=1 << 20, vector_bytes=16)
-    assert schedule.plan(scop, band, cpu) == [("l1", [32, 32, 32])]  # 64^3 fits in L2/2
+    # one row of C and A with all of B (16.5 KiB) fits in L1/2: the reuse of B
+    # across rows is kept untiled, no tiling
+    assert not schedule.reuse_lost(scop, band, cpu.l1 // 2)
+    assert schedule.plan(scop, band, cpu) == []
+    assert schedule.reuse_lost(scop, band, 8192)
     assert schedule.plan(scop, band, targets.CPU(l1=4096, l2=49152)) == [("l2", [32, 32, 32]),
                                                                         ("l1", [8, 8, 8])]
     # the innermost member is raised to one vector when that still fits

@@ -3,7 +3,10 @@ codegen left alone) scheduled by mskernel-poly-schedule{nests=true} after
 bufferization. Results match poly=false (and numpy) on plain-path ops (small
 matmul, middle-axis reduction, transposed elementwise, a gather next to
 vector code), the stage list names the "poly" stage, and its dump shows the
-schedule of each outlined nest group (mskernel.schedule)."""
+schedule of each outlined nest group (mskernel.schedule). With the defaults
+(poly=false) only the kernel class mskernel-poly-claim gives the scheduler
+(transposes whose rows are 4 KiB multiples apart) is scheduled: claimed or
+not as the rule says, equal to numpy, through jit and gradients."""
 from __future__ import annotations
 
 import numpy as np
@@ -65,12 +68,15 @@ def test_same_results(name, min_work):
 
 
 def _poly_stage(text, **options):
+    """The module after the "poly" stage (poly=true) or after "bufferized"
+    (where the claimed functions are scheduled)."""
+    want = "poly" if options.get("poly") else "bufferized"
     with compiler.context():
         m = ir.Module.parse(text)
         run_pipeline(m, f"builtin.module({GRAPH_PREPARE})")
         for name, stage in cpu_lowering_stages(**options):
             run_pipeline(m, f"builtin.module({stage})")
-            if name == "poly":
+            if name == want:
                 return str(m)
     return None
 
@@ -78,7 +84,12 @@ def _poly_stage(text, **options):
 def test_stages_and_dump_show_the_schedule():
     names = [n for n, _ in cpu_lowering_stages(poly=True, codegen=True)]
     assert names == ["kernels", "linalg", "codegen", "bufferized", "poly", "llvm"]
-    assert "poly" not in [n for n, _ in cpu_lowering_stages(poly=False, codegen=True)]
+    # poly=false: no stage of its own; what mskernel-poly-claim outlined is
+    # scheduled at the end of "bufferized"
+    off = dict(cpu_lowering_stages(poly=False, codegen=True))
+    assert list(off) == ["kernels", "linalg", "codegen", "bufferized", "llvm"]
+    assert off["bufferized"].endswith("mskernel-poly-schedule{target=cpu claimed=true}")
+    assert "mskernel-poly-claim" in off["codegen"]
     assert "poly" not in [n for n, _ in cpu_lowering_stages(poly=True, codegen=False)]
     out = _poly_stage(CASES["matmul"][0], poly=True)
     assert "func.func private @f_poly0" in out and "mskernel.schedule" in out, out
@@ -103,3 +114,68 @@ def test_gather_next_to_vector_code_stays():
             e, g = compile_mlir(text).call("f", x, i)
         np.testing.assert_allclose(e, np.exp(x), rtol=1e-5)
         np.testing.assert_array_equal(g, x[i])
+
+
+@pytest.mark.parametrize("n", [1024, 1000])
+def test_claimed_transposes(n):
+    # the default pipeline gives the scheduler transposes whose rows are a
+    # multiple of 4 KiB apart (1024 f32), keeps the others (1000) on the hand
+    # strategies; both equal numpy
+    text, shapes, ref = _transposed_add(n, n)
+    out = _poly_stage(text)
+    claimed = "mskernel.poly" in out
+    assert claimed == (n == 1024), out
+    if claimed:
+        assert "mskernel.schedule" in out and "affine.for" in out, out
+    xs, got = _run(text, shapes, False)
+    np.testing.assert_array_equal(got, ref(*xs))
+
+
+def test_claimed_transpose_in_a_train_step_shape():
+    # a transposed 1024-wide operand feeding exp (scalar exp -> polynomial in the
+    # claimed function) and a row reduction: same numbers as numpy
+    t, o = "tensor<256x1024xf32>", "tensor<1024x256xf32>"
+    text = f"""func.func @f(%x: {t}) -> (tensor<1024xf32>) {{
+  %u = mindir.transpose %x {{perm = array<i64: 1, 0>}} : ({t}) -> {o}
+  %e = mindir.exp %u : {o}
+  %r = mindir.reduce_sum %e {{axes = array<i64: 1>}} : ({o}) -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}}"""
+    assert "mskernel.poly" in _poly_stage(text)
+    x = np.random.default_rng(1).standard_normal((256, 1024)).astype(np.float32)
+    got = compile_mlir(text).call("f", x)[0]
+    np.testing.assert_allclose(got, np.exp(x.astype(np.float64)).sum(0), rtol=2e-5)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_claimed_transpose_jit_gradient(threads):
+    # through the frontend: a claimed transpose (x's rows are 4 KiB) in a
+    # value_and_grad, serial and with OpenMP threads for the other kernels
+    import msmlir as ms
+    from msmlir import ops
+
+    def f(x, y):
+        return (ops.exp(ops.transpose(x, (1, 0))) * y).sum()
+
+    step = ms.jit(ms.value_and_grad(f, grad_position=(0, 1)))
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((16, 1024)) * 0.5).astype(np.float32)
+    y = rng.standard_normal((1024, 16)).astype(np.float32)
+    with option_defaults("msmlir-cpu-pipeline", {"threads": threads}):
+        loss, (dx, dy) = step(x, y)
+    e = np.exp(x.astype(np.float64).T)
+    np.testing.assert_allclose(float(np.asarray(loss)), (e * y).sum(), rtol=1e-4)
+    np.testing.assert_allclose(np.asarray(dx), (e * y).T, rtol=2e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(dy), e, rtol=2e-5)
+
+
+def test_inline_kernels_claims_nothing():
+    # inline-kernels=true would inline a claimed function back before it is
+    # scheduled: the hand strategies keep the op then (same numbers)
+    text, shapes, ref = _transposed_add(1024, 1024)
+    stages = dict(cpu_lowering_stages(**{"inline-kernels": True}))
+    assert "mskernel-poly-claim" not in stages["codegen"]
+    assert "mskernel-poly-claim" in dict(cpu_lowering_stages(poly=True, **{"inline-kernels": True}))["codegen"]
+    with option_defaults("msmlir-cpu-pipeline", {"inline-kernels": True}):
+        xs, got = _run(text, shapes, False)
+    np.testing.assert_array_equal(got, ref(*xs))

@@ -160,3 +160,25 @@ def test_parallel_library_goes_to_the_disk_cache(monkeypatch, tmp_path, referenc
             assert np.array_equal(got, want)
     finally:
         compiler.clear_memory_cache()
+
+
+def test_tools_past_the_time_limit_are_killed(monkeypatch, tmp_path, reference):
+    # (the waits block; a timer kills the tools at TIMEOUT_S and the compile
+    # falls back to the JIT with the reason)
+    import time
+    _, ref = reference
+    slow = tmp_path / "slow"
+    slow.write_text("#!/bin/sh\nexec sleep 30\n")
+    slow.chmod(0o755)
+    monkeypatch.setattr(pc, "TIMEOUT_S", 0.5)
+    monkeypatch.setattr(pc, "tools", lambda: (str(slow),) * 3)
+    compiler._STORE_WARNED.discard(pc.ParallelCompileError)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        cm = _compile(monkeypatch, 2)
+    assert time.perf_counter() - t0 < 25
+    assert cm.engine is not None and "jit" in cm.timings
+    assert any("TimeoutExpired" in str(x.message) for x in w), [str(x.message) for x in w]
+    for got, want in zip(cm.call("f", *_inputs()), ref):
+        assert np.array_equal(got, want)
