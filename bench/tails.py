@@ -4,6 +4,7 @@
 Pairs, each compiled by msmlir (ms.jit, graph mode) and checked against a
 float64 numpy reference before timing:
   matmul      1024^3             vs 1000^3
+  matmul      1024x1024x1024     vs 1024x1009x1024 (m x k x n; a prime k)
   conv2d 3x3  16x32x32x32 'same' vs 16x32x31x31
   row sum     4096x1024          vs 4000x1000
   column sum  4096x1024          vs 4000x1000
@@ -59,6 +60,11 @@ def cases():
         a, b = rng.standard_normal((n, n)).astype(f32), rng.standard_normal((n, n)).astype(f32)
         return (ms.jit(lambda a, b: ops.matmul(a, b)), (a, b), a.astype(np.float64) @ b, 2.0 * n ** 3, "GF/s")
 
+    def mm_k(k):  # 1024 x k x 1024: only k is a tail (1009, a prime: k blocks 3 x 256 + 241 with AVX-512)
+        a, b = rng.standard_normal((1024, k)).astype(f32), rng.standard_normal((k, 1024)).astype(f32)
+        return (ms.jit(lambda a, b: ops.matmul(a, b)), (a, b), a.astype(np.float64) @ b, 2.0 * 1024 ** 2 * k,
+                "GF/s")
+
     def conv(hw):
         x = rng.standard_normal((16, 32, hw, hw)).astype(f32)
         w = rng.standard_normal((32, 32, 3, 3)).astype(f32)
@@ -70,6 +76,7 @@ def cases():
         return (ms.jit(lambda x: ops.sum(x, axis)), (x,), x.astype(np.float64).sum(axis), 4.0 * r * c, "GB/s")
 
     yield "matmul", mm(1024), mm(1000)
+    yield "matmul, prime k", mm_k(1024), mm_k(1009)
     yield "conv2d 3x3 same", conv(32), conv(31)
     yield "row sum", rsum(4096, 1024, 1), rsum(4000, 1000, 1)
     yield "column sum", rsum(4096, 1024, 0), rsum(4000, 1000, 0)

@@ -25,12 +25,15 @@ PARALLEL_MIN_FLOPS is an `scf.forall` (tasks: OpenMP threads): one
 task per cache block of rows when there are enough of them, else the column
 panels (or rows) cut into `threads` pieces, so mid-size matmuls (M=128 of a
 training batch) are split too (the direct kernel below: `threads` tasks of
-row or column panels, the last one shorter). A narrow C (n <= NR/2, e.g.
+row or column panels, the last one shorter, and its operand packs in
+`threads` tasks of their own). k blocks need not divide k (the last one is
+shorter). A narrow C (n <= NR/2, e.g.
 N=10 logits) is packed in half-width panels.
 """
 from __future__ import annotations
 
 import os as _os
+from math import gcd as _gcd
 
 from mlir import ir
 
@@ -49,8 +52,9 @@ MATMUL_MIN_WORK = 32 * 32 * 32
 # With threads, matmuls of at least this many flops (2*m*n*k) are split into
 # tasks (OpenMP regions, ~1-5 us each). Measured threads=2 vs 1 on the 2-vCPU
 # machine: 128x128x128 (4 Mflop) 26.7 -> 24.3 us, 128x256x128 45.7 -> 35.5 us,
-# 128x512x512 368 -> 255 us, 512x128x784 517 -> 305 us. The packing copies
-# stay serial unless PARALLEL_PACKING.
+# 128x512x512 368 -> 255 us, 512x128x784 517 -> 305 us. The packed-C
+# recipe's packing copies stay serial unless PARALLEL_PACKING (the direct
+# kernel's are split: PARALLEL_PACKS).
 PARALLEL_MIN_FLOPS = 1 << 22
 
 # With threads, also split the packing/unpacking copies into tasks.
@@ -66,7 +70,11 @@ def kernel_shape() -> tuple[int, int, int, int, int]:
     if env:
         return tuple(int(x) for x in env.split(","))
     if host_has_avx512():
-        return (8, 32, 16, 16, 256)
+        # tn = 4 column panels (k blocks up to 1024 by _k_block), tm = 128 row
+        # panels: t=1 thread time, interleaved, vs (16, 16): 1024^3 204 -> 219
+        # GF/s, 2048^3 193 -> 210, 128x784x512 157 -> 177; 1024^3 at t=2 5.44
+        # -> 4.93 ms (load 0.7)
+        return (8, 32, 128, 4, 256)
     return (4, 16, 16, 8, 256)
 
 
@@ -125,6 +133,27 @@ def _k_block(TK: int, cols: int) -> int:
     position has its own) and fewer passes over C. B5's 128x512x784
     (4 panels): one block of 784, not 4 of 196."""
     return max(TK, min(1024, L2_BLOCK // (4 * cols)))
+
+
+def _k_blocks(k: int, KB: int) -> tuple[int, int, int, int]:
+    """(tk, nkb, tl, kt): the direct kernel's k split into nkb blocks of tk
+    (a multiple of 4 when nkb > 1), the last one tl <= tk long, about KB each
+    (a divisor of k would be 1 for a prime k: 1000x1009x1000 ran at 28 GF/s);
+    and the k step kt of the micro-kernel: 4 or 8 if it divides every
+    block, else 4 and a shorter last step per block (faster than steps of 2:
+    128x66x512 146 -> 167 GF/s, 300x330x330 171 -> 184 at t=1), but for a
+    short k a divisor of it."""
+    nkb = -(-k // KB)
+    tk = -(-k // nkb)
+    if nkb > 1:
+        tk = -(-tk // 4) * 4
+        nkb = -(-k // tk)
+    tl = k - (nkb - 1) * tk
+    g = _gcd(tk, tl)
+    kt = next((c for c in (4, 8) if g % c == 0), None)
+    if kt is None:  # a short k keeps a divisor (128x10x512: steps of 2 10 us, 4 + 2 12 us)
+        kt = _k_tile(g) if tk < 32 and _k_tile(g) > 1 else min(4, tk)
+    return tk, nkb, tl, kt
 
 
 def _k_tile(k: int) -> int:
@@ -242,6 +271,12 @@ def matmul_script(s: Script, root: str, tag: int, mi: MatmulInfo, threads: int) 
 # output is written once and no packed C, unpack or copy exists.
 
 DIRECT = _os.environ.get("MSMLIR_MM_DIRECT", "1") == "1"
+
+# With threads, the direct kernel's packs are split over the threads too
+# (pack_panels' tasks); MSMLIR_MM_PARALLEL_PACKS=0 keeps them serial (A/B).
+# B5's train step at threads=2, its matmul kernels one at a time: 1355 ->
+# 1212 us (x's transposing pack of the forward layers, the copies of dW's).
+PARALLEL_PACKS = _os.environ.get("MSMLIR_MM_PARALLEL_PACKS", "1") == "1"
 
 # In matmuls of fewer flops than this, an operand already laid out as its
 # panels want it (A as [k, m], B as [k, n]: MR / NR contiguous elements per k)
@@ -389,7 +424,7 @@ def _swapped(mi: MatmulInfo, MR: int, NR: int) -> bool:
 
 
 def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kcontig: bool,
-                zero: str) -> str:
+                zero: str, tasks: int = 1) -> str:
     """Emits the packing of a matmul operand into panels of R rows (of A) or
     columns (of B), contiguous along k: P[p, k, r] = X[p*R + r, k] (zero
     padded past `rows`); returns the packed tensor<panels x K x R>.
@@ -402,8 +437,12 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
     16*RB/16 vector<16> rows written. Why not linalg.pack's own lowering: its
     vectorized transpose reaches LLVM as element-by-element extract/insert
     chains after the 1-D transfer unrolling (slow to pack, slow to compile).
-    The packs stay serial with threads (packing the panels each task reads
-    in an scf.forall of their own did not measurably pay on B5 at threads=2)."""
+
+    `tasks` > 1 (the matmul is split over threads): the whole panels are
+    packed by an scf.forall of `tasks` tasks, each its contiguous range
+    (the last shorter), so the copy runs in parallel instead of before the
+    parallel part (B5's 128x784x512 forward at threads=2: 314 -> 271 us);
+    a partial last panel is packed after it, serially."""
     if R & (R - 1) or R < 2 or R > 32:
         raise ValueError(f"panel width {R} is not a power of two <= 32")
     panels = -(-rows // R)
@@ -413,8 +452,8 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
     e = T.v("pe")
     T.e(f"{e} = tensor.empty() : {P2}")
 
-    def write(cur: str, vec: str, width: int, p: str, idx: str, valid: int) -> str:
-        """vec (vector<width>) to P[p, idx:]; only its first `valid` lanes."""
+    def write(cur: str, DT: str, vec: str, width: int, p: str, idx: str, valid: int) -> str:
+        """vec (vector<width>) to cur[p, idx:] (of type DT); only its first `valid` lanes."""
         if valid < width:
             x = T.v("px")
             T.e(f"{x} = vector.extract_strided_slice {vec} {{offsets = [0], sizes = [{valid}], "
@@ -422,7 +461,7 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
             vec, width = x, valid
         w = T.v("pw")
         T.e(f"{w} = vector.transfer_write {vec}, {cur}[{p}, {idx}] {{in_bounds = [true]}} "
-            f": {_vt((width,))}, {P2}")
+            f": {_vt((width,))}, {DT}")
         return w
 
     def zeros(width: int) -> str:
@@ -445,15 +484,16 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
             f": {_vt((valid,))} into {_vt((width,))}")
         return x
 
-    def loop(cur: str, lo: int, hi: int, step: int, body) -> str:
+    def loop(cur: str, DT: str, lo: int, hi: int | str, step: int, body) -> str:
         """scf.for over [lo, hi) carrying the packed tensor; body(iv, cur) -> new."""
-        if hi <= lo:
+        if isinstance(hi, int) and hi <= lo:
             return cur
         iv, t, res = T.v("pi"), T.v("pt"), T.v("pl")
-        T.e(f"{res} = scf.for {iv} = {T.c(lo)} to {T.c(hi)} step {T.c(step)} iter_args({t} = {cur}) "
-            f"-> ({P2}) {{")
+        hi = T.c(hi) if isinstance(hi, int) else hi
+        T.e(f"{res} = scf.for {iv} = {T.c(lo)} to {hi} step {T.c(step)} iter_args({t} = {cur}) "
+            f"-> ({DT}) {{")
         T.ind += 1
-        T.end_loop(body(iv, t), P2)
+        T.end_loop(body(iv, t), DT)
         return res
 
     if not kcontig:
@@ -461,23 +501,31 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
         # are zero filled. Rows of X outer: X is read sequentially (panel by
         # panel, its strided column strips cost a page per row: 8x1024x1024,
         # mostly the pack of B, 524 -> 428 us)
-        def row(kv: str, c: str) -> str:
-            kr = T.bin("muli", kv, T.c(R))
+        def whole(cur: str, DT: str, base: str | None, count: int | str, last: bool = False) -> str:
+            """The whole panels [base, base + count) into cur[0, count), and
+            with `last` the partial last panel (serial: the same row pass)."""
+            def row(kv: str, c: str) -> str:
+                kr = T.bin("muli", kv, T.c(R))
 
-            def piece(p: str, c2: str) -> str:
-                return write(c2, read(kv, T.bin("muli", p, T.c(R)), R, R), R, p, kr, R)
-            c = loop(c, 0, full, 1, piece)
-            if panels > full:
-                c = write(c, read(kv, T.c(full * R), R, rows - full * R), R, T.c(full), kr, R)
-            return c
-        res = loop(e, 0, K, 1, row)
+                def piece(p: str, c2: str) -> str:
+                    g = T.bin("addi", p, base) if base else p
+                    return write(c2, DT, read(kv, T.bin("muli", g, T.c(R)), R, R), R, p, kr, R)
+                c = loop(c, DT, 0, count, 1, piece)
+                if last:
+                    c = write(c, DT, read(kv, T.c(full * R), R, rows - full * R), R, T.c(full), kr, R)
+                return c
+            return loop(cur, DT, 0, K, 1, row)
+
+        def tail(cur: str) -> str:
+            return whole(cur, P2, None, 0, True)
     else:
         RB = min(R, 16)
 
-        def block(p: str, k0: str, cur: str, valid: int, ktail: int, h: int) -> str:
-            """Rows [p*R + h*RB, p*R + h*RB + RB) x k [k0, k0 + 16) (ktail: only
-            that many k are in range); `valid`: rows of the panel that exist."""
-            base = T.bin("muli", p, T.c(R))
+        def block(p: str, g: str, DT: str, k0: str, cur: str, valid: int, ktail: int, h: int) -> str:
+            """Rows [g*R + h*RB, g*R + h*RB + RB) x k [k0, k0 + 16) into panel p
+            of cur (ktail: only that many k are in range); `valid`: rows of
+            the panel that exist."""
+            base = T.bin("muli", g, T.c(R))
             vs = []
             for r in range(RB):
                 if h * RB + r >= valid:
@@ -493,23 +541,57 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
                 off = kk * R + h * RB + (16 * v) % RB
                 idx = T.bin("addi", T.bin("muli", k0, T.c(R)), T.c(off)) if off else \
                     T.bin("muli", k0, T.c(R))
-                cur = write(cur, vec, 16, p, idx, min(16, (ktail - kk) * R))
+                cur = write(cur, DT, vec, 16, p, idx, min(16, (ktail - kk) * R))
             return cur
 
-        def panel(p: str, cur: str, valid: int) -> str:
+        def panel(p: str, g: str, DT: str, cur: str, valid: int) -> str:
             # one k loop per RB-row half of a 32-wide panel: a loop with all
             # 2 x (16 reads + 16 writes) made LLVM's loop strength reduction
             # take seconds (LeNet5's conv2 filter gradient: 2.96 s in llc)
             k16 = K - K % _KB
             for h in range(R // RB):
-                cur = loop(cur, 0, k16, _KB, lambda kv, c: block(p, kv, c, valid, _KB, h))
+                cur = loop(cur, DT, 0, k16, _KB, lambda kv, c: block(p, g, DT, kv, c, valid, _KB, h))
                 if K % _KB:
-                    cur = block(p, T.c(k16), cur, valid, K % _KB, h)
+                    cur = block(p, g, DT, T.c(k16), cur, valid, K % _KB, h)
             return cur
 
-        res = loop(e, 0, full, 1, lambda p, c: panel(p, c, R))
+        def whole(cur: str, DT: str, base: str | None, count: int | str) -> str:
+            return loop(cur, DT, 0, count, 1,
+                        lambda p, c: panel(p, T.bin("addi", p, base) if base else p, DT, c, R))
+
+        def tail(cur: str) -> str:
+            return panel(T.c(full), T.c(full), P2, cur, rows - full * R)
+
+    if tasks > 1 and full >= tasks:
+        chunk = -(-full // tasks)
+        ntask = -(-full // chunk)
+        res, tv, o = T.v("pf"), T.v("ptask"), T.v("po")
+        T.e(f"{res} = scf.forall ({tv}) in ({ntask}) shared_outs({o} = {e}) -> ({P2}) {{")
+        T.ind += 1
+        lo = T.bin("muli", tv, T.c(chunk))
+        if full % chunk:
+            size = T.v("psz")
+            T.e(f"{size} = affine.min affine_map<(d0) -> ({chunk}, {full} - d0)>({lo})")
+            ST = f"tensor<?x{K * R}xf32>"
+        else:
+            size, ST = chunk, f"tensor<{chunk}x{K * R}xf32>"
+        sl = T.v("psl")
+        T.e(f"{sl} = tensor.extract_slice {o}[{lo}, 0] [{size}, {K * R}] [1, 1] : {P2} to {ST}")
+        r = whole(sl, ST, lo, size)
+        T.e("scf.forall.in_parallel {")
+        T.e(f"  tensor.parallel_insert_slice {r} into {o}[{lo}, 0] [{size}, {K * R}] [1, 1] "
+            f": {ST} into {P2}")
+        T.e("}")
+        T.ind -= 1
+        T.e("}")
         if panels > full:
-            res = panel(T.c(full), res, rows - full * R)
+            res = tail(res)
+    elif not kcontig:
+        res = whole(e, P2, None, full, panels > full)
+    else:
+        res = whole(e, P2, None, full)
+        if panels > full:
+            res = tail(res)
     out = T.v("pk")
     T.e(f"{out} = tensor.expand_shape {res} [[0], [1, 2]] output_shape [{panels}, {K}, {R}] "
         f": {P2} into {P3}")
@@ -538,8 +620,7 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
     pbcast = not p_km and isinstance(P.owner, ir.Block) and P.owner.owner.operation.name == "func.func"
     NR = _panel_width(NR, n)
     mo, no = -(-m // MR), -(-n // NR)
-    tk = divisor_le(k, _k_block(TK, min(TN, no) * NR))
-    kt = _k_tile(tk)
+    tk, nkb, tl, kt = _k_blocks(k, _k_block(TK, min(TN, no) * NR))
     if m < MR or n < NR:
         # (a vector<MRxNR> transfer on a tensor with fewer than MR rows or NR
         # columns: the transfer lowering does not terminate) the packed-C
@@ -569,14 +650,17 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
     # packs: P -> [mo, k, MR], Q -> [no, k, NR] (zero padded)
     PA, PB = f"tensor<{mo}x{k}x{MR}xf32>", f"tensor<{no}x{k}x{NR}xf32>"
     par = threads > 1 and 2 * m * n * k >= PARALLEL_MIN_FLOPS
-    split = _direct_split(mo, no, TM, threads) if par else None
+    # (tasks by blocks of 16 row panels, not TM: B5's x @ W1^T at threads=2 keeps
+    # the rows of W split, each task reading half of W)
+    split = _direct_split(mo, no, 16, threads) if par else None
     # (in place only without a tail: a masked read in the k loop would need a
     # second copy of the loop for the tail tiles)
     inplace = 2 * m * n * k < INPLACE_MAX_FLOPS
+    ptasks = threads if split is not None and PARALLEL_PACKS else 1
     pa = None if pbcast or (p_km and inplace and m % MR == 0) else \
-        pack_panels(T, a, TA, m, k, MR, kcontig=not p_km, zero=z)
+        pack_panels(T, a, TA, m, k, MR, kcontig=not p_km, zero=z, tasks=ptasks)
     pb = None if not q_nk and inplace and n % NR == 0 else \
-        pack_panels(T, b, TB, n, k, NR, kcontig=q_nk, zero=z)
+        pack_panels(T, b, TB, n, k, NR, kcontig=q_nk, zero=z, tasks=ptasks)
     if fill is not None:
         fv = fill.operands[0]
         fd = defining_op(fv)
@@ -699,10 +783,10 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             cur_val = g.results[0]
         return cur
 
-    def tiles(kb: str, first: bool, lastk: bool, cur: str, ctype: str, ib: str, jb: str, bm: int, bn: int,
-              roff: str | None, coff: str | None, iend: str | None, jend: str | None) -> str:
-        """The register tiles of one cache block for the k block at `kb`
-        (iend / jend: the end of the packs when the last block is short)."""
+    def tiles(kb: str, klen: int, first: bool, lastk: bool, cur: str, ctype: str, ib: str, jb: str, bm: int,
+              bn: int, roff: str | None, coff: str | None, iend: str | None, jend: str | None) -> str:
+        """The register tiles of one cache block for the k block [kb, kb +
+        klen) (iend / jend: the end of the packs when the last block is short)."""
         i, j, t3, t4 = T.v("i"), T.v("j"), T.v("t"), T.v("t")
         ri = T.v("ri")
         ie = T.bin("addi", ib, T.c(bm))
@@ -763,12 +847,9 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                 x_ = T.bin("addi", row, T.c(r_)) if r_ else row
                 prows.append(T.bin("minui", x_, T.c(m - 1)) if tails[0] else x_)
 
-        def kloop() -> str:
-            """The k loop of the tile (an operand not packed is read in place)."""
-            kk, av, acc = T.v("kk"), T.v("a"), T.v("acc")
-            ke = T.bin("addi", kb, T.c(tk))
-            T.e(f"{acc} = scf.for {kk} = {kb} to {ke} step {T.c(kt)} iter_args({av} = {acc0}) -> ({VT}) {{")
-            T.ind += 1
+        def kstep(kk: str, kt: int, av: str) -> str:
+            """av + the products of k [kk, kk + kt) (an operand not packed is
+            read in place)."""
             if pbcast:  # scalars of P: the contract's broadcasts load them
                 els = []
                 for q in range(kt):
@@ -789,8 +870,17 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                 f"affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], "
                 f"iterator_types = [\"parallel\", \"parallel\", \"reduction\"], kind = #vector.kind<add>}} "
                 f"{va}, {vb}, {av} : {_vt((kt, MR))}, {_vt((kt, NR))} into {VT}")
-            T.end_loop(r, VT)
-            return acc
+            return r
+
+        def kloop() -> str:
+            """The k loop of the tile: steps of kt, then one of the rest."""
+            kk, av, acc = T.v("kk"), T.v("a"), T.v("acc")
+            main = klen - klen % kt
+            ke = T.bin("addi", kb, T.c(main))
+            T.e(f"{acc} = scf.for {kk} = {kb} to {ke} step {T.c(kt)} iter_args({av} = {acc0}) -> ({VT}) {{")
+            T.ind += 1
+            T.end_loop(kstep(kk, kt, av), VT)
+            return kstep(ke, klen % kt, acc) if klen % kt else acc
         acc = kloop()
 
         def store(inb: bool) -> str:
@@ -839,18 +929,17 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             f"iter_args({t1} = {t0}) -> ({ctype}) {{")
         T.ind += 1
         ends = (i_hi if i_n % bm or clip[0] else None, j_hi if j_n % bn or clip[1] else None)
-        nkb = k // tk
-        x = tiles(T.c(0), True, nkb == 1, t1, ctype, ib, jb, bm, bn, roff, coff, *ends)
+        x = tiles(T.c(0), tk if nkb > 1 else tl, True, nkb == 1, t1, ctype, ib, jb, bm, bn, roff, coff, *ends)
         if nkb > 2:
             kb, t2, rk = T.v("kb"), T.v("t"), T.v("rk")
             T.e(f"{rk} = scf.for {kb} = {T.c(tk)} to {T.c((nkb - 1) * tk)} step {T.c(tk)} "
                 f"iter_args({t2} = {x}) -> ({ctype}) {{")
             T.ind += 1
-            y = tiles(kb, False, False, t2, ctype, ib, jb, bm, bn, roff, coff, *ends)
+            y = tiles(kb, tk, False, False, t2, ctype, ib, jb, bm, bn, roff, coff, *ends)
             T.end_loop(y, ctype)
             x = rk
         if nkb > 1:
-            x = tiles(T.c((nkb - 1) * tk), False, True, x, ctype, ib, jb, bm, bn, roff, coff, *ends)
+            x = tiles(T.c((nkb - 1) * tk), tl, False, True, x, ctype, ib, jb, bm, bn, roff, coff, *ends)
         T.end_loop(x, ctype)
         T.end_loop(r_jb, ctype)
         return r_ib

@@ -7,7 +7,8 @@
 // only (an scf.if per tile). The pack of B is zero padded: the last panel
 // (45 = 2*16 + 13) reads 13 columns into a zero vector<16>. A is not packed:
 // the tile's rows past the last (67 = 16*4 + 3) broadcast row 66 again
-// (clamped indices), and the masked store drops them.
+// (clamped indices), and the masked store drops them. k = 33: 8 steps of 4
+// then one of 1.
 
 // CHECK-LABEL: func.func @dense
 // CHECK-NOT:     linalg.generic
@@ -17,9 +18,11 @@
 // CHECK:         vector.insert_strided_slice {{.*}}, %[[Z]] {offsets = [0], strides = [1]} : vector<13xf32> into vector<16xf32>
 // CHECK:         tensor.expand_shape {{.*}} into tensor<3x33x16xf32>
 // CHECK-COUNT-4:     arith.minui %{{.*}}, %c66 : index
-// CHECK:             scf.for {{.*}} -> (vector<4x16xf32>)
-// CHECK:               vector.from_elements {{.*}} : vector<3x4xf32>
+// CHECK:             scf.for {{.*}} step %c4 {{.*}} -> (vector<4x16xf32>)
+// CHECK:               vector.from_elements {{.*}} : vector<4x4xf32>
 // CHECK:               vector.contract
+// CHECK:             vector.from_elements {{.*}} : vector<1x4xf32>
+// CHECK:             vector.contract {{.*}} : vector<1x4xf32>, vector<1x16xf32> into vector<4x16xf32>
 // CHECK:             scf.if
 // CHECK:               vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<45xf32>, vector<4x16xf32>
 // CHECK:               arith.addf {{.*}} : vector<4x16xf32>

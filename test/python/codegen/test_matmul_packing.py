@@ -1,8 +1,9 @@
 """The direct matmul kernel's operand packing (pack_matmul.pack_panels): the
 shuffle transposes of k-contiguous operands, the copies of [k, rows] ones,
 operands read in place in small matmuls, zero padding of row and k tails,
-every panel width (2 to 32), with threads=2 (the packs serial, the matmul
-split into tasks): numerics against numpy (float64)."""
+every panel width (2 to 32), with threads=2 (the packs and the matmul
+split into tasks, unevenly), k blocks that do not divide k (a prime k, k just
+above or below a block): numerics against numpy (float64)."""
 from __future__ import annotations
 
 import numpy as np
@@ -74,3 +75,50 @@ def test_width_not_power_of_two_falls_back(monkeypatch):
     monkeypatch.setenv("MSMLIR_MM_KERNEL", "6,16,16,8,256")
     check(62, 64, 40, True, True)
     check(60, 64, 40, False, True)
+
+
+def test_k_blocks():
+    """k blocks near the chosen size whatever k's divisors; the last shorter."""
+    assert pm._k_blocks(1009, 256) == (256, 4, 241, 4)     # prime k: 4 blocks, not 1009 of 1
+    assert pm._k_blocks(1009, 1024) == (1009, 1, 1009, 4)  # one block, steps of 4 and one of 1
+    assert pm._k_blocks(1024, 256) == (256, 4, 256, 4)
+    assert pm._k_blocks(784, 1024) == (784, 1, 784, 4)
+    assert pm._k_blocks(257, 256) == (132, 2, 125, 4)
+    assert pm._k_blocks(3000, 1024) == (1000, 3, 1000, 4)
+    assert pm._k_blocks(3, 256) == (3, 1, 3, 3)
+
+
+# (m, n, k) with the AVX-512 kernel (8 x 32; k blocks of 256 to 1024 by the
+# panel count): a prime k in one block (steps of 4 then 1) and in 2 blocks of
+# 508 + 501, k just above a block (257: 132 + 125) and just below (255: one
+# block, a last step of 3), 3 blocks of 344 + 344 + 337, a small matmul whose
+# operands are read in place (509: a last step of 1).
+K_SHAPES = [(64, 96, 1009), (40, 256, 1009), (40, 520, 257), (40, 520, 255), (72, 300, 1025),
+            (32, 64, 509)]
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("m,n,k", K_SHAPES)
+def test_k_remainders(m, n, k, ta, tb, monkeypatch):
+    monkeypatch.setenv("MSMLIR_MM_KERNEL", "8,32,16,16,256")
+    check(m, n, k, ta, tb)
+
+
+@pytest.mark.parametrize("m,n,k,ta,tb", [(128, 520, 1009, False, False), (130, 300, 257, False, True),
+                                         (200, 72, 1025, True, False)])
+def test_k_remainders_threads(m, n, k, ta, tb, monkeypatch):
+    """threads=2 with the short last k block (row and column splits, tails)."""
+    monkeypatch.setenv("MSMLIR_MM_KERNEL", "8,32,16,16,256")
+    check(m, n, k, ta, tb, threads=2)
+
+
+@pytest.mark.parametrize("kernel", ["8,32,16,16,256", ""])
+@pytest.mark.parametrize("m,n,k,ta,tb", [(128, 300, 256, False, False), (170, 600, 200, False, True),
+                                         (300, 128, 130, True, False), (72, 520, 1009, True, True)])
+def test_parallel_packs(m, n, k, ta, tb, kernel, monkeypatch):
+    """threads=2: the packs split over the threads in uneven ranges of whole
+    panels (9 -> 5 + 4, 5 -> 3 + 2, 37 -> 19 + 18), copies and shuffle
+    transposes, the partial last panel packed after them ("": the host's kernel)."""
+    if kernel:
+        monkeypatch.setenv("MSMLIR_MM_KERNEL", kernel)
+    check(m, n, k, ta, tb, threads=2)
