@@ -16,6 +16,8 @@ from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELos
 from .distributed import DistributedGradReducer  # noqa: F401
 from .layer import (PSNR, SSIM, Conv2dBnAct, Conv3d, DenseBnAct, MatMul,  # noqa: F401
                     ResizeBilinear, SyncBatchNorm)
+from .rnn import GRU, LSTM, RNN  # noqa: F401
+from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .optim import SGD, Adagrad, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp  # noqa: F401
 from .wrap import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
                    TrainOneStepCell, TrainOneStepWithLossScaleCell, WithEvalCell, WithLossCell)
