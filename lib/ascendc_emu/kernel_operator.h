@@ -591,10 +591,33 @@ __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const U scalar, cons
   emu::count_vec(count);
 }
 
+// CreateVecIndex: dst[i] = firstValue + i (index tables built by the vector unit).
+template <typename T>
+__aicore__ inline void CreateVecIndex(const LocalTensor<T>& dst, const T firstValue, const uint32_t count) {
+  emu::check_vec("CreateVecIndex", dst, count);
+  T* d = dst.data();
+  for (uint32_t i = 0; i < count; ++i) d[i] = T(firstValue + T(i));
+  emu::count_vec(count);
+}
+
 enum class RoundMode : int { CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
 template <typename D, typename S>
 __aicore__ inline void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode mode, const uint32_t count) {
   emu::check_vec("Cast", dst, count); emu::check_vec("Cast", src, count);
+  // To a floating type the mode is the rounding at the destination's precision: CAST_NONE and
+  // CAST_RINT round to nearest even (f32 -> f16); the directed modes are not emulated (an error,
+  // not a silent integer rounding). To an integer type the mode rounds to an integer.
+  if (std::is_floating_point<D>::value || std::is_same<D, half>::value) {
+    if (mode != RoundMode::CAST_NONE && mode != RoundMode::CAST_RINT)
+      emu::fail("Cast", "a cast to a floating type with a directed rounding mode (only CAST_NONE / CAST_RINT "
+                        "are emulated)");
+    D* d = dst.data(); const S* x = src.data();
+    std::vector<D> tmp(count);
+    for (uint32_t i = 0; i < count; ++i) tmp[i] = D(float(x[i]));
+    std::memcpy(d, tmp.data(), count * sizeof(D));
+    emu::count_vec(count);
+    return;
+  }
   D* d = dst.data(); const S* x = src.data();
   for (uint32_t i = 0; i < count; ++i) {
     double v = double(x[i]);

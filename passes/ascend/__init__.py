@@ -5,21 +5,24 @@
     vector.py           vector kernels: linalg bodies -> Ascend C vector
                         instructions, UB slots by liveness, tiles from the UB budget;
                         last-axis (row) and first-axis (column) reductions; i1 as
-                        f32 masks (Compare/Select), i32 inputs as f32 images
+                        f32 masks (Compare/Select), i32 inputs as f32 images,
+                        f16 as half in GM (Cast to f32, each f16 op rounded)
     cube.py             matmul kernels on the cube unit: GM -> L1 (ND -> NZ), L0A/L0B,
                         Mmad into L0C, Fixpipe to GM; batched (batch strides, a shared
                         A), f16 operands accumulating in f32 (Fixpipe F322F16)
     conv.py             convolutions (forward, input and filter gradients) as groups:
                         [filter permute / bias column] -> im2col (DataCopyPad runs)
                         -> batched cube matmul -> [vector epilogue]
-    pool.py             max pooling and its gradient on the vector path (Gather
-                        tables, Compare/Select for the first maximum)
+    pool.py             max and average pooling and their gradients on the vector
+                        path (Gather tables, padding as a -inf / zero slot,
+                        overlapping windows as summed inverse Gathers,
+                        Compare/Select for the first maximum)
     split.py            sums over the outer and inner axes (bias gradients) as a
                         row-mode then a column-mode vector kernel
     group.py            matmul kernels with transposed operands / epilogues: a group
                         of kernels (transpose, cube, vector epilogue) over GM workspaces
     scalar.py           the scalar fallback: any other kernel (strided-width or dilated
-                        convolutions, padded pooling, middle-axis reductions, gathers)
+                        convolutions, f16 pooling, middle-axis reductions, gathers)
                         as scalar loops over GM, one core
     emit.py             Ascend C kernel, host tiling, launch stub, project layout
     cost.py             per-kernel report and the cost model

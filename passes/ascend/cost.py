@@ -182,6 +182,12 @@ def _dma_estimate(plan: Plan) -> dict:
             "datacopy_calls": int(t["items"] * d["copies_per_item"]), "vector_instructions_per_tile": 0}
 
 
+def _vector_tables(cnt: int, K: int) -> int:
+    """pool.vector_tables: 14 instructions over cnt lanes (two Divs), then an Adds and a Cast per table."""
+    c = ISSUE + math.ceil(cnt * F32 / VECTOR_BYTES)
+    return (12 + 2 * SLOW) * c + 2 * K * c
+
+
 def _pool_estimate(plan: Plan) -> dict:
     """pool.py's kernels: per tile the copies, KH*KW Gathers and Maxes (and the gradient's
     compare/select chain), double-buffered; the Gather tables once per core."""
@@ -193,16 +199,42 @@ def _pool_estimate(plan: Plan) -> dict:
 
     def vec(n, times=1):
         return times * (ISSUE + math.ceil(n * F32 / VECTOR_BYTES))
+    if p["kind"] in ("avg", "avg_grad", "max_padded"):
+        grad = p["kind"] == "avg_grad"
+        J = t["an"] * t["bn"]
+        mte2 = DMA_LATENCY + tp * (t["OH"] * t["OW"] if grad else t["H"] * t["W"]) * F32 // MTE_BYTES
+        mte3 = DMA_LATENCY + tp * (t["H"] * t["W"] if grad else t["OH"] * t["OW"]) * F32 // MTE_BYTES
+        if grad:      # Div, zero slot, J Gathers and J - 1 Adds over the input planes
+            v = vec(cnt) * SLOW + vec(8) + vec(inb, 2 * J - 1)
+            setup = SCALAR * J * inb
+        else:         # zero slot, K Gathers and K - 1 Adds, Div
+            v = vec(8) + vec(cnt, 2 * K - 1) + vec(cnt) * SLOW
+            setup = SCALAR * K * cnt if any(p["pads"]) else _vector_tables(cnt, K)
+        if p["kind"] == "max_padded":
+            v -= vec(cnt) * SLOW                                      # no division
+        else:
+            setup += SCALAR * cnt if isinstance(p["div"], tuple) else vec(cnt)
+        n = t["tilesPerCore"]
+        cycles = setup + mte2 + v + mte3 + (n - 1) * max(mte2, v, mte3)
+        bound = max((mte2, "MTE2 (GM->UB)"), (v, "vector"), (mte3, "MTE3 (UB->GM)"))[1]
+        return {"cycles": int(cycles), "mte2_per_tile": int(mte2), "vector_per_tile": int(v),
+                "mte3_per_tile": int(mte3), "bound": bound, "datacopy_calls": int(t["tileNum"] * 2),
+                "vector_instructions_per_tile": (2 * J + 1) if grad else (2 * K + 1)}
     grad = p["kind"] == "max_grad"
     mte2 = DMA_LATENCY + tp * t["H"] * t["W"] * F32 // MTE_BYTES
     v = vec(cnt, 2 * K - 1)                                             # gathers + maxes
     if grad:
         mte2 += DMA_LATENCY + tp * t["OH"] * t["OW"] * F32 // MTE_BYTES
-        v += vec(cnt, 8 * K) + vec(inb) + vec(8, 1)                    # gather, compare, select, 4 arith, ...
+        J = t.get("an", 1) * t.get("bn", 1)                               # inverse tables (overlapping windows)
+        v += vec(cnt, 8 * K) + vec(inb, 2 * J - 1) + vec(8, 1)          # gather, compare, select, 4 arith, ...
+        if p.get("general"):
+            v += vec(8)                                                   # the -inf slot
     out = tp * (t["H"] * t["W"] if grad else t["OH"] * t["OW"])
     mte3 = DMA_LATENCY + out * F32 // MTE_BYTES
     n = t["tilesPerCore"]
-    setup = SCALAR * (K * cnt + (inb if grad else 0))                   # the Gather tables, once per core
+    # the tables, once per core: forward tables by the vector unit unless padded, inverse ones by the scalar unit
+    setup = SCALAR * K * cnt if p.get("general") else _vector_tables(cnt, K)
+    setup += SCALAR * t.get("an", 1) * t.get("bn", 1) * inb if grad else 0
     cycles = setup + mte2 + v + mte3 + (n - 1) * max(mte2, v, mte3)
     bound = max((mte2, "MTE2 (GM->UB)"), (v, "vector"), (mte3, "MTE3 (UB->GM)"))[1]
     return {"cycles": int(cycles), "mte2_per_tile": int(mte2), "vector_per_tile": int(v), "mte3_per_tile": int(mte3),

@@ -39,11 +39,11 @@ def matmul_parts(fn):
     """(matmul op, MatmulInfo, other compute ops) of a matmul kernel; Unsupported
     unless it holds one f32 matmul of two kernel arguments accumulating into 0."""
     ops = [op.operation for op in fn.regions[0].blocks[0].operations]
-    mms = [op for op in ops if matmul_info(op) is not None]
+    mms = [op for op in ops if matmul_info(op) is not None or f16_matmul_info(op) is not None]
     if len(mms) != 1:
         raise Unsupported("a matmul kernel with several matmuls (or a batched matmul)")
     mm = mms[0]
-    info = matmul_info(mm)
+    info = matmul_info(mm) or f16_matmul_info(mm)
     if _const_scalar(mm.operands[2]) != 0.0:
         raise Unsupported("a matmul accumulating into a non-zero initial value")
     block = fn.regions[0].blocks[0]
@@ -53,6 +53,18 @@ def matmul_parts(fn):
     others = [op for op in ops if op.name not in ("arith.constant", "tensor.empty", "linalg.fill",
                                                   "func.return") and op != mm]
     return mm, info, others
+
+
+def f16_matmul_info(op):
+    """MatmulInfo of a plain linalg.matmul of f16 operands accumulating in f32
+    (AMP: the cube's native mode), else None."""
+    from ..common.linalg import MatmulInfo, defining_op_name
+    if op.name != "linalg.matmul" or "indexing_maps" in op.attributes or len(op.operands) != 3:
+        return None
+    if [_etype(v) for v in op.operands] != ["f16", "f16", "f32"]:
+        return None
+    (m, k), (_, n) = (ir.RankedTensorType(v.type).shape for v in list(op.operands)[:2])
+    return MatmulInfo(m, n, k, False, False, defining_op_name(op.operands[2]) == "linalg.fill")
 
 
 def _etype(v) -> str:

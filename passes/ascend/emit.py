@@ -69,12 +69,13 @@ def _class_head(plan: Plan, op: str, xs, ys, what: str, summary: str) -> list[st
 
 
 def _copy_1d(dst: str, src: str, n: str, aligned: bool, to_gm: bool = False, ct: str = "float") -> str:
-    """A contiguous copy of n 4-byte elements: DataCopy when n is 32-byte
-    aligned, else DataCopyPad (whose GM->UB form also takes the padding)."""
+    """A contiguous copy of n 4-byte (half: 2-byte) elements: DataCopy when n is
+    32-byte aligned, else DataCopyPad (whose GM->UB form also takes the padding)."""
     if aligned:
         return f"DataCopy({dst}, {src}, {n});"
     pad = "" if to_gm else f", {_pad(ct)}"
-    return f"DataCopyPad({dst}, {src}, DataCopyExtParams{{1, {n} * (uint32_t)sizeof(float), 0, 0, 0}}{pad});"
+    es = "half" if ct == "half" else "float"
+    return f"DataCopyPad({dst}, {src}, DataCopyExtParams{{1, {n} * (uint32_t)sizeof({es}), 0, 0, 0}}{pad});"
 
 
 def _load_cols(plan: Plan, aligned: bool, consts: list) -> list[str]:
@@ -111,8 +112,10 @@ def _load_scalars(plan: Plan, xs) -> list[str]:
     """Scalar inputs are read once from GM in Init."""
     L = []
     for name, i in plan.scalars:
-        L.append(f"    in{i}Gm.SetGlobalBuffer((__gm__ float*){xs[i]}, 1);")
-        L.append(f"    {name} = in{i}Gm.GetValue(0);")
+        v = plan.inputs[i][0]
+        ct = _ct(v) if v is not None else "float"
+        L.append(f"    in{i}Gm.SetGlobalBuffer((__gm__ {ct}*){xs[i]}, 1);")
+        L.append(f"    {name} = " + ("(float)" if ct == "half" else "") + f"in{i}Gm.GetValue(0);")
     return L
 
 
@@ -151,10 +154,14 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
     a("    tileEnd = tileBegin + td.tilesPerCore < tileNum ? tileBegin + td.tilesPerCore : tileNum;")
     fb = "tileElems * sizeof(float)" if plan.masks else "tileRows * pitch * sizeof(float)"
     u8_aligned = t.C % 32 == 0 and (t.nct == 1 or t.cb % 32 == 0)
+    half_aligned = t.C % 16 == 0 and (t.nct == 1 or t.cb % 16 == 0)
+    half_row_aligned = t.R % 16 == 0 and t.rb % 16 == 0
     if plan.masks:
         a("    tileElems = (tileRows * pitch + 63) / 64 * 64;  // Compare/Select work on 64-element repeats")
         a("    pitch8 = (tileCols + 31) / 32 * 32;")
         a("    pitchH = (tileCols + 15) / 16 * 16;")
+    elif plan.halves:
+        a("    pitchH = (tileCols + 15) / 16 * 16;  // half rows at a 32-byte pitch")
     rbytes = "(tileRows + 7) / 8 * 8 * sizeof(float)"
     col_bytes = "pitch * sizeof(float)"
     calc = [_CalcBuf(f"tF{j}", fb) for j in range(plan.full_slots)]
@@ -166,6 +173,9 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
     if plan.masks:
         calc += [_CalcBuf("ones", fb), _CalcBuf("zeros", fb), _CalcBuf("bits", "tileElems / 8", "uint8_t"),
                  _CalcBuf("hbuf", "tileRows * pitchH * sizeof(half)", "half", "hBuf")]
+    if plan.halves:      # f16 ops computed in f32 are rounded through this half tile
+        calc += [_CalcBuf("rnd", ("tileElems" if plan.masks else "tileRows * pitch") + " * sizeof(half)", "half",
+                          "rndBuf")]
     for i, (v, numel) in enumerate(plan.inputs):
         if v is None:
             a(f"    // {xs[i]}: not read by this kernel")
@@ -175,13 +185,17 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
         a(f"    in{i}Gm.SetGlobalBuffer((__gm__ {_ct(v)}*){xs[i]}, {numel});")
     for k, (v, numel) in enumerate(plan.outputs):
         a(f"    out{k}Gm.SetGlobalBuffer((__gm__ {_ct(v)}*){ys[k]}, {numel});")
+    def qsize(v):
+        if v.dtype == "u8":
+            return "tileRows * pitch8"
+        if v.dtype == "f16":
+            return "tileRows * pitchH * sizeof(half)" if v.role == "full" else "(tileRows + 15) / 16 * 16 * sizeof(half)"
+        return fb if v.role == "full" else rbytes
     for i, (v, _) in enumerate(plan.inputs):
         if v is not None and v.kind == "input" and v.role in ("full", "row"):
-            size = "tileRows * pitch8" if v.dtype == "u8" else (fb if v.role == "full" else rbytes)
-            a(f"    pipe.InitBuffer(in{i}Que, BUFFER_NUM, {size});")
+            a(f"    pipe.InitBuffer(in{i}Que, BUFFER_NUM, {qsize(v)});")
     for k, (v, _) in enumerate(plan.outputs):
-        size = "tileRows * pitch8" if v.dtype == "u8" else (fb if v.role == "full" else rbytes)
-        a(f"    pipe.InitBuffer(out{k}Que, BUFFER_NUM, {size});")
+        a(f"    pipe.InitBuffer(out{k}Que, BUFFER_NUM, {qsize(v)});")
     L += [b.init() for b in calc]
     if plan.masks:
         a("    Duplicate(onesBuf.Get<float>(), 1.0f, tileElems);")
@@ -221,13 +235,16 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
         rows x cols (u8 masks, full tensors) or a run of `rows` row values."""
         if v.dtype != "u8" and v.role != "full":
             dst, src = (f"{gm}[row0]", ub) if to_gm else (ub, f"{gm}[row0]")
-            return _copy_1d(dst, src, "rows", row_aligned or bug == "unaligned-copy", to_gm, _ct(v))
+            al = half_row_aligned if v.dtype == "f16" else row_aligned
+            return _copy_1d(dst, src, "rows", al or bug == "unaligned-copy", to_gm, _ct(v))
         window = f"{gm}[row0 * rowLen + col0]"
         src, dst = (ub, window) if to_gm else (window, ub)
-        if (u8_aligned if v.dtype == "u8" else full_aligned) or bug == "unaligned-copy":
+        al = {"u8": u8_aligned, "f16": half_aligned}.get(v.dtype, full_aligned)
+        if al or bug == "unaligned-copy":
             return f"DataCopy({dst}, {src}, rows * cols);"
+        es = "half" if v.dtype == "f16" else "float"
         length, gap = (("cols", "rowLen - cols") if v.dtype == "u8" else
-                       ("cols * (uint32_t)sizeof(float)", "(rowLen - cols) * (uint32_t)sizeof(float)"))
+                       (f"cols * (uint32_t)sizeof({es})", f"(rowLen - cols) * (uint32_t)sizeof({es})"))
         strides = f"0, {gap}" if to_gm else f"{gap}, 0"
         pad = "" if to_gm else f", {_pad(_ct(v))}"
         return f"DataCopyPad({dst}, {src}, DataCopyExtParams{{(uint16_t)rows, {length}, {strides}, 0}}{pad});"
@@ -281,7 +298,7 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
     for k in range(len(plan.outputs)):
         a(f"  TQue<QuePosition::VECOUT, BUFFER_NUM> out{k}Que;")
     L += _calc_decl(calc)
-    for ct in ("float", "uint8_t", "int32_t"):
+    for ct in ("float", "half", "uint8_t", "int32_t"):
         gms = [f"in{i}Gm" for i, (v, _) in enumerate(plan.inputs) if v is not None and _ct(v) == ct]
         gms += [f"out{k}Gm" for k, (v, _) in enumerate(plan.outputs) if _ct(v) == ct]
         if gms:
@@ -292,6 +309,8 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
     a("  uint32_t row0, col0, rows, cols, colsAl, cntF, cntR;")
     if plan.masks:
         a("  uint32_t tileElems, pitch8, pitchH, cnt64;")
+    elif plan.halves:
+        a("  uint32_t pitchH;")
     a("};")
     a("")
     a(_entry(plan, op, xs, ys))
@@ -300,7 +319,7 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
 
 def _ct(v) -> str:
     """The C++ element type of a kernel argument in GM."""
-    return {"u8": "uint8_t", "i32": "int32_t"}.get(v.dtype, "float")
+    return {"u8": "uint8_t", "i32": "int32_t", "f16": "half"}.get(v.dtype, "float")
 
 
 def _pad(ct: str) -> str:

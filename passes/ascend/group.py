@@ -185,7 +185,11 @@ def plan_group(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, 
             parts.append((tp, [src], [dst]))
             src = dst
         srcs.append(src)
-    cp = cube_plan(M, N, K, f"{kernel}_mm", func, "matmul", soc=soc, cores=cores[1], model=model)
+    from .cube import _etype
+    dtype = _etype(mm.operands[0])
+    if dtype == "f16" and (info.a_km or info.b_nk):
+        raise Unsupported("an f16 matmul with a transposed operand")
+    cp = cube_plan(M, N, K, f"{kernel}_mm", func, "matmul", soc=soc, cores=cores[1], model=model, dtype=dtype)
     ret = [o.operation for o in block.operations][-1]
     root = ret.operands[0] if len(ret.operands) == 1 else None
     while root is not None and not isinstance(root.owner, ir.Block) and \

@@ -28,8 +28,13 @@ Reductions over the first axes (bias gradients) use the "col" mode: column
 chunks split over the cores, each accumulated over all rows. i1 values are
 f32 0/1 masks in UB (uint8 in GM); i32 inputs (labels) are converted to f32.
 
+f16 tensors are half in GM and in their queues, Cast to f32 in UB; each
+f16-typed op is computed in f32 and rounded to f16 (Cast to half and back),
+exactly half arithmetic for + - * / sqrt (f32 has more than 2 x 11 + 2 bits).
+
 Anything else (middle-axis or mixed reductions, transposed or strided
-access in vector kernels, convolutions and pooling windows, f16/f64/i64,
+access in vector kernels, convolutions and pooling windows, f64/i64,
+f16 in column-mode kernels, f16 sums accumulated in f16,
 i32 results, gathers) raises `Unsupported` with the reason; convolutions,
 pooling and outer+inner sums have planners of their own (conv.py, pool.py,
 split.py), the rest goes to the scalar fallback or, with fallback=false, is
@@ -88,7 +93,7 @@ class Value:
     const: float | None = None     # const scalars
     slot: str | None = None        # C++ local of its UB storage
     aliases: list = field(default_factory=list)
-    dtype: str = "f32"             # f32 | u8 (i1 tensors in GM) | i32
+    dtype: str = "f32"             # f32 | u8 (i1 tensors in GM) | i32 | f16
     data: list | None = None       # non-splat constants (col role): the values
 
 
@@ -141,6 +146,7 @@ class Plan:
     workspaces: list = field(default_factory=list)  # groups: GM workspace shapes
     col_consts: list = field(default_factory=list)  # [Value] non-splat constant columns (static arrays)
     masks: bool = False            # i1 values: f32 0/1 masks in UB, Compare/Select, u8 <-> f32 casts
+    halves: bool = False           # f16 values: half queues, Cast f16 <-> f32, a half rounding buffer
     dma: dict | None = None        # data-movement kernels (conv.py: im2col, permute): tiling, copies
     pool: dict | None = None       # pooling kernels (pool.py): tiling, window, gather tables
 
@@ -150,8 +156,8 @@ def _norm_shape(t: ir.Type) -> list[int]:
     st = ir.RankedTensorType(t)
     if not st.has_static_shape:
         raise Unsupported(f"dynamic shape {t}")
-    if not (isinstance(st.element_type, ir.F32Type) or is_bool(t) or is_i32(t)):
-        raise Unsupported(f"element type {st.element_type} (only f32, i32 and i1 are emitted)")
+    if not (isinstance(st.element_type, ir.F32Type) or is_bool(t) or is_i32(t) or is_f16(t)):
+        raise Unsupported(f"element type {st.element_type} (only f32, f16, i32 and i1 are emitted)")
     return [d for d in st.shape if d != 1]
 
 
@@ -159,6 +165,13 @@ def is_i32(t: ir.Type) -> bool:
     """An i32 tensor: int32 in GM, converted to f32 in UB (exact below 2**24: labels, indices)."""
     et = ir.RankedTensorType(t).element_type
     return isinstance(et, ir.IntegerType) and ir.IntegerType(et).width == 32
+
+
+def is_f16(t: ir.Type) -> bool:
+    """An f16 tensor: half in GM and in its UB queue, Cast to/from f32 in UB (f16 ops are
+    computed in f32 and rounded to f16 after each op: for + - * / sqrt exactly what native
+    half arithmetic gives)."""
+    return isinstance(ir.RankedTensorType(t).element_type, ir.F16Type)
 
 
 def is_bool(t: ir.Type) -> bool:

@@ -1,4 +1,4 @@
-"""Max pooling and its gradient on the vector path (no pass).
+"""Pooling and its gradients on the vector path (no pass).
 
 Kernels holding `linalg.pooling_nchw_max` of a kernel argument (the forward),
 or the max-pool gradient as passes/lowering/mindir_to_linalg/nn.py builds it
@@ -22,8 +22,18 @@ so each window position is one Gather of the whole tile and one Max:
               (elements that no window covers read a zero slot)
 
 Queues of depth 2 overlap a tile's copies with the previous tile's compute.
-Padding, overlapping windows in the gradient, average pooling and its
-gradient raise Unsupported (the scalar fallback).
+
+Padding is a slot past the tile (-inf for max, 0 for average) that the
+tables of out-of-bounds window positions point at (no padded copy in UB).
+With padding or overlapping / gapped windows the max-pool gradient routes
+dout as above, then sums one inverse Gather per candidate window of an
+input element (ceil(KH/sh) x ceil(KW/sw) tables, in the CPU's order).
+
+Average pooling (avg_source): forward = K Gathers summed (Add), then Div by
+the window count (a Duplicate'd constant, or per-window counts when padding
+is excluded); gradient = dout / count (+ a zero slot), then one Gather per
+candidate window summed. f16 and dilated pooling raise Unsupported (the
+scalar fallback). The tables are built by the scalar unit once per core.
 """
 from __future__ import annotations
 
@@ -70,11 +80,19 @@ def _window_map(m: ir.AffineMap):
 
 
 def pool_kind(fn):
-    """'max' (forward), 'max_grad' or None."""
+    """'max' / 'avg' (forwards), 'max_grad', 'avg_grad' or None."""
     ops = _body(fn)
     names = [o.name for o in ops]
     if "linalg.pooling_nchw_max" in names:
         return "max"
+    if "linalg.pooling_nchw_sum" in names:
+        return "avg"
+    gens = [o for o in ops if o.name == "linalg.generic"]
+    if len(gens) == 2 and len(gens[1].results) == 1 and len(gens[0].results) == 1 and \
+            len(ir.AffineMapAttr(list(gens[1].attributes["indexing_maps"])[0]).value.results) == 4 and \
+            ir.AffineMapAttr(list(gens[1].attributes["indexing_maps"])[0]).value.n_dims == 6 and \
+            [str(a) for a in gens[1].attributes["iterator_types"]].count('#linalg.iterator_type<reduction>') == 2:
+        return "avg_grad"
     gens = [o for o in ops if o.name == "linalg.generic"]
     if len(gens) == 2 and len(gens[0].results) == 2 and len(gens[1].results) == 1 and \
             all(len(ir.AffineMapAttr(a).value.results) == 4 and ir.AffineMapAttr(a).value.n_dims == 6
@@ -94,22 +112,211 @@ def _unpad(v):
     return v
 
 
+def _strip_pad(v):
+    """The source of a tensor.pad (the gradient's dout and argmax, padded so that
+    every candidate window read is in bounds: the padding is never routed), else v."""
+    op = _op(v)
+    if op is not None and op.name == "tensor.pad" and len(op.operands) == 1:
+        return op.operands[0]
+    return v
+
+
 def _arg(v, block, what):
     if v.owner != block:
         op = _op(v)
         raise Unsupported(f"a pooling {what} computed by '{op.name if op else '?'}' inside the kernel "
-                          "(padded pooling is not emitted on the vector path)")
+                          "(a pooling of a computed value is not emitted on the vector path)")
     return v.arg_number
+
+
+def _pad_of(v, value):
+    """(source, [top, bottom, left, right]) of a tensor.pad of the spatial dims
+    by a constant `value`, or (v, [0, 0, 0, 0])."""
+    op = _op(v)
+    if op is None or op.name != "tensor.pad":
+        return v, [0, 0, 0, 0]
+    lo = list(ir.DenseI64ArrayAttr(op.attributes["static_low"]))
+    hi = list(ir.DenseI64ArrayAttr(op.attributes["static_high"]))
+    if len(op.operands) != 1 or lo[:2] != [0, 0] or hi[:2] != [0, 0]:
+        raise Unsupported("a pooling input padded in an unexpected way")
+    body = [o.operation for o in op.regions[0].blocks[0].operations]
+    from .plan import _const_scalar
+    if _const_scalar(body[-1].operands[0]) != value:
+        raise Unsupported(f"a pooling input padded with something else than {value}")
+    return op.operands[0], [lo[2], hi[2], lo[3], hi[3]]
+
+
+def _divisor(g, src):
+    """The divisor of avg pooling's `src / count` generic g: a float (one count)
+    or the per-window counts as ([ch per oh], [cw per ow])."""
+    from .plan import _const_scalar, _dense_values
+    body = [o.operation for o in g.regions[0].blocks[0].operations]
+    ins = list(g.operands)[:len(g.operands) - 1]
+    if not ins or ins[0] != src:
+        raise Unsupported("an average pooling of an unexpected form")
+    if len(ins) == 1 and [o.name for o in body] == ["arith.divf", "linalg.yield"]:
+        d = _const_scalar(body[0].operands[1])
+        if d is None:
+            raise Unsupported("an average pooling of an unexpected form")
+        return d
+    if len(ins) == 3 and [o.name for o in body] == ["arith.mulf", "arith.divf", "linalg.yield"]:
+        th, tw = _dense_values(ins[1]), _dense_values(ins[2])
+        if th is None or tw is None:
+            raise Unsupported("an average pooling of an unexpected form")
+        return (th, tw)
+    raise Unsupported("an average pooling of an unexpected form")
+
+
+def _plan_avg(fn, kernel, kind, *, soc, cores, model) -> Plan:
+    """Average pooling (forward) and its gradient, padded or not, windows
+    overlapping or not: one Gather per window position (forward) or per
+    candidate window of an input element (gradient), padding and uncovered
+    elements read a zero slot."""
+    from .plan import _const_scalar
+    block = fn.regions[0].blocks[0]
+    ops = _body(fn)
+    ret = ops[-1]
+    allowed = {"arith.constant", "tensor.empty", "linalg.fill", "func.return"}
+    if len(ret.operands) != 1:
+        raise Unsupported("an average pooling kernel with several results")
+    if kind in ("avg", "max_padded"):
+        name, init = ("linalg.pooling_nchw_sum", 0.0) if kind == "avg" else ("linalg.pooling_nchw_max", -math.inf)
+        pool = next(o for o in ops if o.name == name)
+        src, pads = _pad_of(pool.operands[0], init)
+        xi = _arg(src, block, "input")
+        if _ints(pool.attributes["dilations"]) != [1, 1]:
+            raise Unsupported("a dilated pooling")
+        if _const_scalar(pool.operands[2]) != init:
+            raise Unsupported(f"a pooling whose initial value is not {init}")
+        sh, sw = _ints(pool.attributes["strides"])
+        KH, KW = ir.RankedTensorType(pool.operands[1].type).shape
+        if kind == "avg":
+            g = _op(ret.operands[0])
+            if g is None or g.name != "linalg.generic":
+                raise Unsupported("an average pooling kernel returning something else than the average")
+            div = _divisor(g, pool.results[0])
+        else:
+            g, div = pool, None
+            if ret.operands[0] != pool.results[0]:
+                raise Unsupported("a max pooling kernel returning something else than the pooling")
+        if any(o.name not in allowed | {"tensor.pad"} and o not in (pool, g) for o in ops):
+            raise Unsupported("an average pooling with other ops in its kernel")
+        x_t = ir.RankedTensorType(block.arguments[xi].type)
+        N, C, H, W = x_t.shape
+        OH, OW = ir.RankedTensorType(pool.results[0].type).shape[2:]
+        ins, an, bn = [xi], 1, 1
+    else:
+        g0, g1 = [o for o in ops if o.name == "linalg.generic"]
+        dyi = _arg(g0.operands[0], block, "gradient")
+        div = _divisor(g0, g0.operands[0])
+        cp, lows = g1.operands[0], [0, 0, 0, 0]
+        pad = _op(cp)
+        if pad is not None and pad.name == "tensor.pad":
+            if pad.operands[0] != g0.results[0]:
+                raise Unsupported("an average-pool gradient of an unexpected form")
+        elif cp != g0.results[0]:
+            raise Unsupported("an average-pool gradient of an unexpected form")
+        m0 = ir.AffineMapAttr(list(g1.attributes["indexing_maps"])[0]).value
+        import re
+        txt = [str(e) for e in m0.results]
+        st = []
+        for e, (a, b) in zip(txt[2:], (("d2", "d4"), ("d3", "d5"))):
+            mt = re.fullmatch(rf"{a} floordiv (\d+) \+ {b}", e) or (re.fullmatch(rf"{a} \+ {b}", e) and "1")
+            if not mt:
+                raise Unsupported("an average-pool gradient of an unexpected form")
+            st.append(1 if mt == "1" else int(mt.group(1)))
+        sh, sw = st
+        an, bn = ir.RankedTensorType(g1.operands[1].type).shape
+        body = [o.operation for o in g1.regions[0].blocks[0].operations]
+        ks = [_const_int(c.operands[1]) for c in body if c.name == "arith.cmpi"]
+        if len(ks) == 2 and None not in ks:
+            KH, KW = ks
+        elif not ks:
+            KH, KW = an * sh, bn * sw
+        else:
+            raise Unsupported("an average-pool gradient of an unexpected form")
+        res = ret.operands[0]
+        pads = [0, 0, 0, 0]
+        N, C, H, W = ir.RankedTensorType(res.type).shape
+        sl = _op(res)
+        if sl is not None and sl.name == "tensor.extract_slice":
+            offs = list(ir.DenseI64ArrayAttr(sl.attributes["static_offsets"]))
+            hp, wp = ir.RankedTensorType(sl.operands[0].type).shape[2:]
+            pads = [offs[2], hp - H - offs[2], offs[3], wp - W - offs[3]]
+            res = sl.operands[0]
+        if res != g1.results[0]:
+            raise Unsupported("an average-pool gradient kernel returning something else")
+        if any(o.name not in allowed | {"tensor.pad", "tensor.extract_slice"} and o not in (g0, g1) for o in ops):
+            raise Unsupported("an average-pool gradient with other ops in its kernel")
+        OH, OW = ir.RankedTensorType(block.arguments[dyi].type).shape[2:]
+        ins = [dyi]
+    for v in ins:
+        if not isinstance(ir.RankedTensorType(block.arguments[v].type).element_type, ir.F32Type):
+            raise Unsupported("a pooling that is not f32")
+    if isinstance(div, tuple) and (len(div[0]) != OH or len(div[1]) != OW):
+        raise Unsupported("an average pooling of an unexpected form")
+    grad = kind == "avg_grad"
+    if div is not None and not isinstance(div, tuple) and div == 0.0:
+        raise Unsupported("an average pooling dividing by 0")
+    planes, Wp, K = N * C, align_up(W), KH * KW
+    J = an * bn                          # gradient: candidate windows per input element
+
+    def ub(tp):
+        cnt = align_up(tp * OH * OW, 64)
+        inb = tp * H * Wp
+        if grad:        # dy queue (+ zero slot), dx queue, tables, g, counts
+            return (2 * (cnt + 8) + 2 * inb + J * inb + inb + cnt) * F32
+        return (2 * (inb + 8) + 2 * cnt + K * cnt + cnt + cnt + (0 if any(pads) else 2 * cnt)) * F32
+    budget = min(UB_BUDGET, model.ub)
+    if ub(1) > budget:
+        raise Unsupported(f"one {H}x{W} plane of the pooling does not fit UB")
+    tp = 1
+    while tp < -(-planes // cores) and ub(tp + 1) <= budget:
+        tp += 1
+    tiles = -(-planes // tp)
+    block_dim = min(cores, tiles)
+    per = -(-tiles // block_dim)
+    block_dim = -(-tiles // per)
+    tiling = {"planes": planes, "H": H, "W": W, "OH": OH, "OW": OW, "KH": KH, "KW": KW, "sh": sh, "sw": sw,
+              "pt": pads[0], "pl": pads[2], "an": an, "bn": bn,
+              "tilePlanes": tp, "tileNum": tiles, "tilesPerCore": per, "blockDim": block_dim}
+    func = ir.StringAttr(fn.attributes["sym_name"]).value
+    args = list(block.arguments)
+    plan = Plan(kernel=kernel, func=func, kind=kind_of(fn),
+                inputs=[(Value(f"in{i}", "full", "input", index=i), math.prod(ir.RankedTensorType(a.type).shape))
+                        for i, a in enumerate(args)],
+                outputs=[(Value("out0", "full", "output", index=0),
+                          math.prod(ir.RankedTensorType(ret.operands[0].type).shape))],
+                tiling=None, full_slots=0, row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[],
+                cols=[], soc=soc)
+    plan.shapes = {"in": [list(ir.RankedTensorType(a.type).shape) for a in args],
+                   "out": [list(ir.RankedTensorType(ret.operands[0].type).shape)]}
+    plan.ub_bytes = ub(tp)
+    plan.pool = {"kind": kind, "tiling": tiling, "tiles": tiles, "tile": f"{tp}x{H}x{W}", "x": ins[0],
+                 "dy": ins[0] if grad else None, "div": div, "pads": pads}
+    return plan
+
+
+def _const_int(v):
+    op = _op(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(op.attributes["value"]).value
 
 
 def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> Plan:
     kind = pool_kind(fn)
+    if kind in ("avg", "avg_grad"):
+        return _plan_avg(fn, kernel, kind, soc=soc, cores=cores, model=model)
     block = fn.regions[0].blocks[0]
     ops = _body(fn)
     allowed = {"arith.constant", "tensor.empty", "linalg.fill", "func.return"}
     ret = ops[-1]
     if kind == "max":
         pool = next(o for o in ops if o.name == "linalg.pooling_nchw_max")
+        pv = _op(pool.operands[0])
+        if pv is not None and pv.name == "tensor.pad":
+            return _plan_avg(fn, kernel, "max_padded", soc=soc, cores=cores, model=model)
         xi = _arg(pool.operands[0], block, "input")
         if any(o.name not in allowed and o != pool for o in ops):
             raise Unsupported("a max pooling with other ops in its kernel")
@@ -131,16 +338,21 @@ def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> 
             raise Unsupported("a max-pool gradient with a dilated or padded window")
         sh, sw = win
         KH, KW = ir.RankedTensorType(g0.operands[1].type).shape
-        if (sh, sw) != (KH, KW):
-            raise Unsupported(f"a max-pool gradient with overlapping or gapped windows (window {KH}x{KW}, "
-                              f"stride {sh}x{sw})")
-        xi = _arg(g0.operands[0], block, "input")
-        if _unpad(g1.operands[1]) != g0.results[1]:
+        xsrc, pads = _pad_of(g0.operands[0], -math.inf)
+        xi = _arg(xsrc, block, "input")
+        if _strip_pad(g1.operands[1]) != g0.results[1]:
             raise Unsupported("a max-pool gradient of an unexpected form")
-        dyi = _arg(_unpad(g1.operands[0]), block, "gradient")
-        if len(ret.operands) != 1 or ret.operands[0] != g1.results[0]:
+        dyi = _arg(_strip_pad(g1.operands[0]), block, "gradient")
+        res = ret.operands[0] if len(ret.operands) == 1 else None
+        sl = _op(res) if res is not None else None
+        if sl is not None and sl.name == "tensor.extract_slice":
+            offs = list(ir.DenseI64ArrayAttr(sl.attributes["static_offsets"]))
+            if offs != [0, 0, pads[0], pads[2]]:
+                raise Unsupported("a max-pool gradient of an unexpected form")
+            res = sl.operands[0]
+        if res is None or res != g1.results[0]:
             raise Unsupported("a max-pool gradient kernel returning something else")
-        if any(o.name not in allowed | {"tensor.pad"} and o not in (g0, g1) for o in ops):
+        if any(o.name not in allowed | {"tensor.pad", "tensor.extract_slice"} and o not in (g0, g1) for o in ops):
             raise Unsupported("a max-pool gradient with other ops in its kernel")
         ins = [xi, dyi]
     else:
@@ -149,7 +361,13 @@ def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> 
     if not isinstance(x_t.element_type, ir.F32Type):
         raise Unsupported("a pooling that is not f32")
     N, C, H, W = x_t.shape
-    OH, OW = (H - KH) // sh + 1, (W - KW) // sw + 1
+    if kind == "max":
+        pads = [0, 0, 0, 0]
+    OH, OW = (H + pads[0] + pads[1] - KH) // sh + 1, (W + pads[2] + pads[3] - KW) // sw + 1
+    # the general gradient: padding (a -inf slot) or overlapping / gapped windows (one inverse
+    # table per candidate window of an input element, summed)
+    general = kind == "max_grad" and (any(pads) or (sh, sw) != (KH, KW))
+    an, bn = (-(-KH // sh), -(-KW // sw)) if general else (1, 1)
     if kind == "max_grad" and list(ir.RankedTensorType(block.arguments[ins[1]].type).shape) != [N, C, OH, OW]:
         raise Unsupported("a max-pool gradient of an unexpected form")
     planes, Wp, K = N * C, align_up(W), KH * KW
@@ -161,6 +379,10 @@ def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> 
         if kind == "max_grad":
             b += 2 * cnt * F32 + (inb + 8) * 4 + 5 * cnt * F32 + K * cnt * F32 + 8 * F32 + 2 * inb * F32 + cnt // 8
             b -= 2 * cnt * F32                                                    # no y queue of outputs
+            if general:                      # the -inf slot, J - 1 more inverse tables, a dx term
+                b += 2 * 8 * F32 + (an * bn - 1) * inb * 4 + inb * F32
+        if not general:                      # scratch of the vector-built tables
+            b += 2 * cnt * F32
         return b
     if ub(1) > min(UB_BUDGET, model.ub):
         raise Unsupported(f"one {H}x{W} plane of the pooling does not fit UB")
@@ -185,16 +407,60 @@ def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> 
     plan.shapes = {"in": [list(ir.RankedTensorType(a.type).shape) for a in args],
                    "out": [list(ir.RankedTensorType(ret.operands[0].type).shape)]}
     plan.ub_bytes = ub(tp)
+    if general:
+        tiling.update({"pt": pads[0], "pl": pads[2], "an": an, "bn": bn})
     plan.pool = {"kind": kind, "tiling": tiling, "tiles": tiles, "tile": f"{tp}x{H}x{W}", "x": xi,
-                 "dy": ins[1] if kind == "max_grad" else None}
+                 "dy": ins[1] if kind == "max_grad" else None, "general": general, "pads": pads}
     return plan
+
+
+def vector_tables(tab: str, tmp: str, q: str, pads_zero: bool = True) -> list[str]:
+    """C++ lines building the forward Gather tables of an unpadded pooling on the
+    vector unit (no scalar SetValue): with i the output element, r = floor(i / OW)
+    = p * OH + oh and p = floor(r / OH), the byte offset of window position
+    (kh, kw) is ((H - OH * sh) * Wp * p + (sh * Wp - OW * sw) * r + sw * i
+    + kh * Wp + kw) * 4, all integers below 2**24 (exact in f32; Div of integers
+    is correctly rounded, so its floor is the integer quotient). Lanes past the
+    tile's outputs are clamped to its last element. `tmp` holds 2 * cnt floats,
+    `q` cnt floats."""
+    del pads_zero
+    return [
+        "    // the tables by the vector unit: i -> r = floor(i / OW) = p * OH + oh, p = floor(r / OH),",
+        "    // byte offset ((H - OH * sh) * Wp * p + (sh * Wp - OW * sw) * r + sw * i + kh * Wp + kw) * 4",
+        f"    LocalTensor<float> fi = {tmp}, rr = {tmp}[cnt], q = {q};",
+        f"    LocalTensor<int32_t> ti = {tab}.ReinterpretCast<int32_t>();",
+        "    CreateVecIndex(fi, 0.0f, cnt);",
+        "    Mins(fi, fi, (float)(tilePlanes * OH * OW - 1), cnt);",
+        "    Duplicate(q, (float)OW, cnt);",
+        "    Div(rr, fi, q, cnt);",
+        "    Floor(rr, rr, cnt);",
+        "    Duplicate(q, (float)OH, cnt);",
+        "    Div(q, rr, q, cnt);",
+        "    Floor(q, q, cnt);",
+        "    Muls(q, q, (float)(((int32_t)H - (int32_t)(OH * sh)) * (int32_t)Wp), cnt);",
+        "    Muls(rr, rr, (float)((int32_t)(sh * Wp) - (int32_t)(OW * sw)), cnt);",
+        "    Muls(fi, fi, (float)sw, cnt);",
+        "    Add(fi, fi, rr, cnt);",
+        "    Add(fi, fi, q, cnt);",
+        "    Muls(fi, fi, (float)sizeof(float), cnt);",
+        "    for (uint32_t k = 0; k < KWIN; ++k) {",
+        "      Adds(rr, fi, (float)((k / KW * Wp + k % KW) * sizeof(float)), cnt);",
+        "      Cast(ti[k * cnt], rr, RoundMode::CAST_RINT, cnt);",
+        "    }"]
+
+
+VECTOR_TABLE_OPS = 14          # vector instructions of vector_tables before the per-table pair
 
 
 def pool_source(plan: Plan, bug: str = "") -> str:
     p = plan.pool
+    if p["kind"] in ("avg", "avg_grad", "max_padded"):
+        return avg_source(plan, bug)
     t = p["tiling"]
     op = camel(plan.kernel)
     grad = p["kind"] == "max_grad"
+    gen = p.get("general", False)
+    J = t.get("an", 1) * t.get("bn", 1)
     xs = [f"x{i}" for i in range(len(plan.inputs))]
     params = ", ".join(f"GM_ADDR {n}" for n in xs + ["y0"])
     K = t["KH"] * t["KW"]
@@ -210,32 +476,38 @@ def pool_source(plan: Plan, bug: str = "") -> str:
          f"// {t['planes']} planes of {t['H']}x{t['W']}, tiles of {t['tilePlanes']} planes over {t['blockDim']} cores; "
          f"window gathers by Gather tables; UB {plan.ub_bytes} bytes.",
          '#include "kernel_operator.h"', "using namespace AscendC;", "",
-         "constexpr int32_t BUFFER_NUM = 2;", f"constexpr uint32_t KWIN = {K};", "",
+         "constexpr int32_t BUFFER_NUM = 2;", f"constexpr uint32_t KWIN = {K};"] + \
+        ([f"constexpr uint32_t NINV = {J};  // candidate windows of an input element"] if gen else []) + ["",
          f"class Kernel{op} {{", " public:", f"  __aicore__ inline Kernel{op}() {{}}",
          f"  __aicore__ inline void Init({params}, const {op}TilingData& td) {{",
          "    planes = td.planes; H = td.H; W = td.W; OH = td.OH; OW = td.OW; KH = td.KH; KW = td.KW;",
-         "    sh = td.sh; sw = td.sw; tilePlanes = td.tilePlanes; tileNum = td.tileNum;",
-         "    Wp = (W + 7) / 8 * 8;",
+         "    sh = td.sh; sw = td.sw; tilePlanes = td.tilePlanes; tileNum = td.tileNum;"]
+    if gen:
+        L += ["    pt = td.pt; pl = td.pl; an = td.an; bn = td.bn;"]
+    L += ["    Wp = (W + 7) / 8 * 8;",
          "    inElems = tilePlanes * H * Wp;",
          "    cnt = (tilePlanes * OH * OW + 63) / 64 * 64;  // Compare works on 256-byte repeats",
          "    tileBegin = GetBlockIdx() * td.tilesPerCore;",
          "    tileEnd = tileBegin + td.tilesPerCore < tileNum ? tileBegin + td.tilesPerCore : tileNum;"]
     L += gms
-    L += ["    pipe.InitBuffer(xQue, BUFFER_NUM, inElems * sizeof(float));",
+    L += ["    pipe.InitBuffer(xQue, BUFFER_NUM, inElems * sizeof(float));" if not gen else
+          "    pipe.InitBuffer(xQue, BUFFER_NUM, (inElems + 8) * sizeof(float));  // the planes, then a -inf slot",
           "    pipe.InitBuffer(tableBuf, KWIN * cnt * sizeof(uint32_t));",
           "    pipe.InitBuffer(gBuf, cnt * sizeof(float));"]
+    if not gen:
+        L += ["    pipe.InitBuffer(tmpBuf, 2 * cnt * sizeof(float));  // building the tables"]
     if grad:
         L += ["    pipe.InitBuffer(mBuf, cnt * sizeof(float));",
               "    pipe.InitBuffer(dyQue, BUFFER_NUM, cnt * sizeof(float));",
               "    pipe.InitBuffer(yQue, BUFFER_NUM, inElems * sizeof(float));",
-              "    pipe.InitBuffer(invBuf, inElems * sizeof(uint32_t));",
+              f"    pipe.InitBuffer(invBuf, {'NINV * ' if gen else ''}inElems * sizeof(uint32_t));",
               "    pipe.InitBuffer(contribBuf, (KWIN * cnt + 8) * sizeof(float));",
               "    pipe.InitBuffer(takenBuf, cnt * sizeof(float));",
               "    pipe.InitBuffer(eBuf, cnt * sizeof(float));",
               "    pipe.InitBuffer(tBuf, cnt * sizeof(float));",
               "    pipe.InitBuffer(onesBuf, cnt * sizeof(float));",
               "    pipe.InitBuffer(zerosBuf, cnt * sizeof(float));",
-              "    pipe.InitBuffer(bitsBuf, cnt / 8);",
+              "    pipe.InitBuffer(bitsBuf, cnt / 8);"] + (["    pipe.InitBuffer(dBuf, inElems * sizeof(float));"] if gen else []) + [
               "    Duplicate(onesBuf.Get<float>(), 1.0f, cnt);",
               "    Duplicate(zerosBuf.Get<float>(), 0.0f, cnt);"]
     else:
@@ -248,16 +520,40 @@ def pool_source(plan: Plan, bug: str = "") -> str:
           "      CopyIn();", "      Compute();", "      CopyOut();", "    }", "  }", "",
           " private:",
           "  // byte offsets: table k, element (p, oh, ow) -> x[p, oh * sh + kh, ow * sw + kw] in the UB tile"]
-    L += ["  __aicore__ inline void BuildTables() {",
-          "    LocalTensor<uint32_t> tab = tableBuf.Get<uint32_t>();",
-          "    for (uint32_t k = 0; k < KWIN; ++k) {",
-          "      uint32_t kh = k / KW, kw = k % KW;",
-          "      for (uint32_t i = 0; i < cnt; ++i) {",
-          "        uint32_t j = i < tilePlanes * OH * OW ? i : 0;",
-          "        uint32_t p = j / (OH * OW), oh = j / OW % OH, ow = j % OW;",
-          "        tab.SetValue(k * cnt + i, ((p * H + oh * sh + kh) * Wp + ow * sw + kw) * sizeof(float));",
-          "      }", "    }"]
-    if grad:
+    if gen:
+        L += ["  // (padded: x[p, oh * sh + kh - pt, ow * sw + kw - pl], the -inf slot outside the planes)",
+              "  __aicore__ inline void BuildTables() {",
+              "    LocalTensor<uint32_t> tab = tableBuf.Get<uint32_t>();",
+              "    for (uint32_t k = 0; k < KWIN; ++k) {",
+              "      uint32_t kh = k / KW, kw = k % KW;",
+              "      for (uint32_t i = 0; i < cnt; ++i) {",
+              "        uint32_t j = i < tilePlanes * OH * OW ? i : 0;",
+              "        uint32_t p = j / (OH * OW), oh = j / OW % OH, ow = j % OW;",
+              "        int32_t h = (int32_t)(oh * sh + kh) - (int32_t)pt, w = (int32_t)(ow * sw + kw) - (int32_t)pl;",
+              "        uint32_t src = inElems;",
+              "        if (h >= 0 && w >= 0 && h < (int32_t)H && w < (int32_t)W) src = (p * H + h) * Wp + w;",
+              "        tab.SetValue(k * cnt + i, src * sizeof(float));",
+              "      }", "    }",
+              "    // inverse table j = (a, b): dx element (p, h, w) <- contrib[k][p, oh, ow] for the candidate window",
+              "    // (oh, ow) = (hp / sh - (an - 1) + a, wp / sw - (bn - 1) + b) (hp, wp: padded coordinates; k the",
+              "    // element's position in it), or the zero slot; summed in the order of oh, then ow",
+              "    LocalTensor<uint32_t> inv = invBuf.Get<uint32_t>();",
+              "    for (uint32_t j = 0; j < NINV; ++j) {",
+              "      int32_t a = (int32_t)(j / bn), b = (int32_t)(j % bn);",
+              "      for (uint32_t i = 0; i < inElems; ++i) {",
+              "        uint32_t p = i / (H * Wp), h = i / Wp % H, w = i % Wp;",
+              "        uint32_t src = KWIN * cnt;",
+              "        int32_t hp = (int32_t)(h + pt), wp = (int32_t)(w + pl);",
+              "        int32_t oh = hp / (int32_t)sh - ((int32_t)an - 1) + a, ow = wp / (int32_t)sw - ((int32_t)bn - 1) + b;",
+              "        int32_t kh = hp - oh * (int32_t)sh, kw = wp - ow * (int32_t)sw;",
+              "        if (w < W && oh >= 0 && ow >= 0 && oh < (int32_t)OH && ow < (int32_t)OW && kh < (int32_t)KH && kw < (int32_t)KW)",
+              "          src = (uint32_t)(kh * (int32_t)KW + kw) * cnt + (p * OH + oh) * OW + ow;",
+              "        inv.SetValue(j * inElems + i, src * sizeof(float));",
+              "      }", "    }"]
+    L += [] if gen else ["  __aicore__ inline void BuildTables() {",
+                         "    LocalTensor<uint32_t> tab = tableBuf.Get<uint32_t>();"] + \
+        vector_tables("tab", "tmpBuf.Get<float>()", "gBuf.Get<float>()")
+    if grad and not gen:
         L += ["    // dx element (p, h, w) -> contrib[k][p, h / KH, w / KW] (k = its window position), or the zero slot",
               "    LocalTensor<uint32_t> inv = invBuf.Get<uint32_t>();",
               "    for (uint32_t i = 0; i < inElems; ++i) {",
@@ -280,7 +576,8 @@ def pool_source(plan: Plan, bug: str = "") -> str:
               "    dyQue.EnQue(dy);"]
     L += ["  }", "",
           "  __aicore__ inline void Compute() {",
-          "    LocalTensor<float> x = xQue.DeQue<float>();",
+          "    LocalTensor<float> x = xQue.DeQue<float>();"] + \
+        (["    Duplicate(x[inElems], -INFINITY, 8);  // the padding's slot"] if gen else []) + [
           "    LocalTensor<uint32_t> tab = tableBuf.Get<uint32_t>();",
           "    LocalTensor<float> m = " + ("mBuf.Get<float>();" if grad else "yQue.AllocTensor<float>();  // the outputs"),
           "    LocalTensor<float> g = gBuf.Get<float>();",
@@ -310,7 +607,11 @@ def pool_source(plan: Plan, bug: str = "") -> str:
               "      Mul(c[k * cnt], dy, e, cnt);",
               "    }",
               "    LocalTensor<float> y = yQue.AllocTensor<float>();",
-              "    Gather(y, c, invBuf.Get<uint32_t>(), 0, inElems);",
+              "    Gather(y, c, invBuf.Get<uint32_t>(), 0, inElems);"] + \
+             (["    for (uint32_t j = 1; j < NINV; ++j) {  // the other candidate windows",
+               "      Gather(dBuf.Get<float>(), c, invBuf.Get<uint32_t>()[j * inElems], 0, inElems);",
+               "      Add(y, y, dBuf.Get<float>(), inElems);",
+               "    }"] if gen else []) + [
               "    yQue.EnQue(y);",
               "    dyQue.FreeTensor(dy);"]
     else:
@@ -326,10 +627,175 @@ def pool_source(plan: Plan, bug: str = "") -> str:
           "  TPipe pipe;",
           "  TQue<QuePosition::VECIN, BUFFER_NUM> xQue;" + (" TQue<QuePosition::VECIN, BUFFER_NUM> dyQue;" if grad else ""),
           "  TQue<QuePosition::VECOUT, BUFFER_NUM> yQue;",
-          "  TBuf<TPosition::VECCALC> tableBuf, gBuf" +
-          (", mBuf, invBuf, contribBuf, takenBuf, eBuf, tBuf, onesBuf, zerosBuf, bitsBuf;" if grad else ";"),
+          "  TBuf<TPosition::VECCALC> tableBuf, gBuf" + ("" if gen else ", tmpBuf") +
+          (", mBuf, invBuf, contribBuf, takenBuf, eBuf, tBuf, onesBuf, zerosBuf, bitsBuf" +
+           (", dBuf;" if gen else ";") if grad else ";"),
           "  GlobalTensor<float> xGm, yGm" + (", dyGm;" if grad else ";"),
-          "  uint32_t planes, H, W, OH, OW, KH, KW, sh, sw, tilePlanes, tileNum, Wp, inElems, cnt, tileBegin, tileEnd, plane0, n;",
+          "  uint32_t planes, H, W, OH, OW, KH, KW, sh, sw, tilePlanes, tileNum, Wp, inElems, cnt, tileBegin, tileEnd, plane0, n;"]
+    L += ["  uint32_t pt, pl, an, bn;"] if gen else []
+    L += [
+          "};", "",
+          f'extern "C" __global__ __aicore__ void {plan.kernel}({params}, GM_ADDR workspace, GM_ADDR tiling) {{',
+          "  GET_TILING_DATA(tilingData, tiling);",
+          f"  Kernel{op} op;",
+          f"  op.Init({', '.join(xs + ['y0'])}, tilingData);",
+          "  op.Process();", "}"]
+    return "\n".join(L) + "\n"
+
+
+def avg_source(plan: Plan, bug: str = "") -> str:
+    """Average pooling / its gradient (see _plan_avg)."""
+    from .plan import f32_literal
+    p = plan.pool
+    t = p["tiling"]
+    op = camel(plan.kernel)
+    grad = p["kind"] == "avg_grad"
+    div = p["div"]
+    K, J = t["KH"] * t["KW"], t["an"] * t["bn"]
+    xs = [f"x{i}" for i in range(len(plan.inputs))]
+    params = ", ".join(f"GM_ADDR {n}" for n in xs + ["y0"])
+    pads = p["pads"]
+    mx = p["kind"] == "max_padded"
+    what = (f"the average-pool gradient (dout / count summed over the {J} candidate windows of each element)"
+            if grad else "a padded max pooling" if mx else "an average pooling")
+    fill = "-INFINITY" if mx else "0.0f"
+    L = [f"// Ascend C kernel generated by msmlir (mskernel-lower-to-ascend, soc={plan.soc}) from the",
+         f"// kernel function @{plan.func}: {what}, window {t['KH']}x{t['KW']}, stride {t['sh']}x{t['sw']}, "
+         f"padding {pads} (a {'-inf' if mx else 'zero'} slot),",
+         f"// {t['planes']} planes of {t['H']}x{t['W']}, tiles of {t['tilePlanes']} planes over {t['blockDim']} cores; "
+         f"Gather tables; UB {plan.ub_bytes} bytes.",
+         '#include "kernel_operator.h"', "using namespace AscendC;", "",
+         "constexpr int32_t BUFFER_NUM = 2;", f"constexpr uint32_t NTAB = {J if grad else K};"]
+    if isinstance(div, tuple):
+        L += [f"static const float kCountH[{len(div[0])}] = {{{', '.join(f32_literal(x) for x in div[0])}}};",
+              f"static const float kCountW[{len(div[1])}] = {{{', '.join(f32_literal(x) for x in div[1])}}};"]
+    L += ["", f"class Kernel{op} {{", " public:", f"  __aicore__ inline Kernel{op}() {{}}",
+          f"  __aicore__ inline void Init({params}, const {op}TilingData& td) {{",
+          "    planes = td.planes; H = td.H; W = td.W; OH = td.OH; OW = td.OW; KH = td.KH; KW = td.KW;",
+          "    sh = td.sh; sw = td.sw; pt = td.pt; pl = td.pl; an = td.an; bn = td.bn;",
+          "    tilePlanes = td.tilePlanes; tileNum = td.tileNum;",
+          "    Wp = (W + 7) / 8 * 8;",
+          "    inElems = tilePlanes * H * Wp;",
+          "    cnt = (tilePlanes * OH * OW + 63) / 64 * 64;",
+          "    tileBegin = GetBlockIdx() * td.tilesPerCore;",
+          "    tileEnd = tileBegin + td.tilesPerCore < tileNum ? tileBegin + td.tilesPerCore : tileNum;",
+          f"    xGm.SetGlobalBuffer((__gm__ float*){xs[p['x']]}, {plan.inputs[p['x']][1]});",
+          f"    yGm.SetGlobalBuffer((__gm__ float*)y0, {plan.outputs[0][1]});"]
+    if grad:
+        L += ["    pipe.InitBuffer(xQue, BUFFER_NUM, (cnt + 8) * sizeof(float));   // dout / count, then a zero slot",
+              "    pipe.InitBuffer(yQue, BUFFER_NUM, inElems * sizeof(float));",
+              "    pipe.InitBuffer(tableBuf, NTAB * inElems * sizeof(uint32_t));",
+              "    pipe.InitBuffer(gBuf, inElems * sizeof(float));"]
+    else:
+        L += ["    pipe.InitBuffer(xQue, BUFFER_NUM, (inElems + 8) * sizeof(float));  // the planes, then a zero slot",
+              "    pipe.InitBuffer(yQue, BUFFER_NUM, cnt * sizeof(float));",
+              "    pipe.InitBuffer(tableBuf, NTAB * cnt * sizeof(uint32_t));",
+              "    pipe.InitBuffer(gBuf, cnt * sizeof(float));"]
+    if not mx:
+        L += ["    pipe.InitBuffer(divBuf, cnt * sizeof(float));"]
+    vt = not grad and not any(pads)          # forward tables built by the vector unit
+    if vt:
+        L += ["    pipe.InitBuffer(tmpBuf, 2 * cnt * sizeof(float));  // building the tables"]
+    L += ["    BuildTables();", "  }", "",
+          "  __aicore__ inline void Process() {",
+          "    for (uint32_t t = tileBegin; t < tileEnd; ++t) {",
+          "      plane0 = t * tilePlanes;",
+          "      n = planes - plane0 < tilePlanes ? planes - plane0 : tilePlanes;",
+          "      CopyIn();", "      Compute();", "      CopyOut();", "    }", "  }", "",
+          " private:",
+          "  __aicore__ inline void BuildTables() {",
+          "    LocalTensor<uint32_t> tab = tableBuf.Get<uint32_t>();"]
+    if grad:
+        L += ["    // table j = (a, b): dx element (p, h, w) <- s[p, oh, ow] for the window (oh, ow) = (hp / sh - (an - 1) + a,",
+              "    // wp / sw - (bn - 1) + b) (hp, wp: padded coordinates) when it holds the element, else the zero slot",
+              "    // (summed in the order of oh, then ow)",
+              "    for (uint32_t j = 0; j < NTAB; ++j) {",
+              "      uint32_t a = j / bn, b = j % bn;",
+              "      for (uint32_t i = 0; i < inElems; ++i) {",
+              "        uint32_t p = i / (H * Wp), h = i / Wp % H, w = i % Wp;",
+              "        uint32_t src = cnt;",
+              "        int32_t hp = (int32_t)(h + pt), wp = (int32_t)(w + pl);",
+              "        int32_t oh = hp / (int32_t)sh - ((int32_t)an - 1 - (int32_t)a), ow = wp / (int32_t)sw - ((int32_t)bn - 1 - (int32_t)b);",
+              "        if (w < W && oh >= 0 && ow >= 0 && oh < (int32_t)OH && ow < (int32_t)OW &&",
+              "            hp - oh * (int32_t)sh < (int32_t)KH && wp - ow * (int32_t)sw < (int32_t)KW)",
+              "          src = (p * OH + oh) * OW + ow;",
+              "        tab.SetValue(j * inElems + i, src * sizeof(float));",
+              "      }", "    }"]
+    elif not any(pads):
+        L += ["    constexpr uint32_t KWIN = NTAB;"] + vector_tables("tab", "tmpBuf.Get<float>()", "gBuf.Get<float>()")
+    else:
+        L += ["    // table k = (kh, kw): output (p, oh, ow) <- x[p, oh * sh + kh - pt, ow * sw + kw - pl], or the zero slot",
+              "    for (uint32_t k = 0; k < NTAB; ++k) {",
+              "      uint32_t kh = k / KW, kw = k % KW;",
+              "      for (uint32_t i = 0; i < cnt; ++i) {",
+              "        uint32_t j = i < tilePlanes * OH * OW ? i : 0;",
+              "        uint32_t p = j / (OH * OW), oh = j / OW % OH, ow = j % OW;",
+              "        int32_t h = (int32_t)(oh * sh + kh) - (int32_t)pt, w = (int32_t)(ow * sw + kw) - (int32_t)pl;",
+              "        uint32_t src = inElems;",
+              "        if (h >= 0 && w >= 0 && h < (int32_t)H && w < (int32_t)W) src = (p * H + h) * Wp + w;",
+              "        tab.SetValue(k * cnt + i, src * sizeof(float));",
+              "      }", "    }"]
+    if isinstance(div, tuple):
+        L += ["    // the per-window counts (windows partly in the padding count their real elements)",
+              "    LocalTensor<float> dv = divBuf.Get<float>();",
+              "    for (uint32_t i = 0; i < cnt; ++i) {",
+              "      uint32_t j = i < tilePlanes * OH * OW ? i : 0;",
+              "      dv.SetValue(i, kCountH[j / OW % OH] * kCountW[j % OW]);",
+              "    }",
+              "    SetFlag<HardEvent::S_V>(0);", "    WaitFlag<HardEvent::S_V>(0);", "  }", ""]
+    else:
+        L += ["    SetFlag<HardEvent::S_V>(0);   // the scalar unit's tables before the vector unit reads them",
+              "    WaitFlag<HardEvent::S_V>(0);"]
+        L += [] if mx else [f"    Duplicate(divBuf.Get<float>(), {f32_literal(div)}, cnt);"]
+        L += ["  }", ""]
+    L += ["  __aicore__ inline void CopyIn() {",
+          "    LocalTensor<float> x = xQue.AllocTensor<float>();"]
+    if grad:
+        L += ["    DataCopyPad(x, xGm[plane0 * OH * OW], DataCopyExtParams{1, n * OH * OW * (uint32_t)sizeof(float), 0, 0, 0},",
+              "                DataCopyPadExtParams<float>{false, 0, 0, 0.0f});"]
+    else:
+        L += ["    DataCopyPad(x, xGm[plane0 * H * W], DataCopyExtParams{(uint16_t)(n * H), W * (uint32_t)sizeof(float), 0, 0, 0},",
+              "                DataCopyPadExtParams<float>{false, 0, 0, 0.0f});"]
+    L += ["    xQue.EnQue(x);", "  }", "",
+          "  __aicore__ inline void Compute() {",
+          "    LocalTensor<float> x = xQue.DeQue<float>();",
+          "    LocalTensor<uint32_t> tab = tableBuf.Get<uint32_t>();",
+          "    LocalTensor<float> g = gBuf.Get<float>();",
+          "    LocalTensor<float> y = yQue.AllocTensor<float>();"]
+    if grad:
+        L += ["    Div(x, x, divBuf.Get<float>(), cnt);         // s = dout / count",
+              "    Duplicate(x[cnt], 0.0f, 8);                  // the zero slot",
+              "    Gather(y, x, tab, 0, inElems);",
+              "    for (uint32_t j = 1; j < NTAB; ++j) {",
+              "      Gather(g, x, tab[j * inElems], 0, inElems);",
+              "      Add(y, y, g, inElems);",
+              "    }"]
+    else:
+        comb = "Max" if mx else "Add"
+        L += [f"    Duplicate(x[inElems], {fill}, 8);" + ("         // the padding's slot" if mx else "              // the zero slot (padding)"),
+              f"    // the window {'maximum' if mx else 'sum'}: one Gather and one {comb} per window position"
+              + ("" if mx else ", then / count"),
+              "    Gather(y, x, tab, 0, cnt);",
+              "    for (uint32_t k = 1; k < NTAB; ++k) {",
+              "      Gather(g, x, tab[k * cnt], 0, cnt);",
+              f"      {comb}(y, y, g, cnt);",
+              "    }"]
+        L += [] if mx else ["    Div(y, y, divBuf.Get<float>(), cnt);"]
+    L += ["    yQue.EnQue(y);", "    xQue.FreeTensor(x);", "  }", "",
+          "  __aicore__ inline void CopyOut() {",
+          "    LocalTensor<float> y = yQue.DeQue<float>();"]
+    if grad:
+        L += ["    DataCopyPad(yGm[plane0 * H * W], y, DataCopyExtParams{(uint16_t)(n * H), W * (uint32_t)sizeof(float), 0, 0, 0});"]
+    else:
+        L += ["    DataCopyPad(yGm[plane0 * OH * OW], y, DataCopyExtParams{1, n * OH * OW * (uint32_t)sizeof(float), 0, 0, 0});"]
+    L += ["    yQue.FreeTensor(y);", "  }", "",
+          "  TPipe pipe;",
+          "  TQue<QuePosition::VECIN, BUFFER_NUM> xQue;",
+          "  TQue<QuePosition::VECOUT, BUFFER_NUM> yQue;",
+          "  TBuf<TPosition::VECCALC> tableBuf, gBuf" + (", tmpBuf" if vt else "") + (";" if mx else ", divBuf;"),
+          "  GlobalTensor<float> xGm, yGm;",
+          "  uint32_t planes, H, W, OH, OW, KH, KW, sh, sw, pt, pl, an, bn, tilePlanes, tileNum, Wp, inElems, cnt;",
+          "  uint32_t tileBegin, tileEnd, plane0, n;",
           "};", "",
           f'extern "C" __global__ __aicore__ void {plan.kernel}({params}, GM_ADDR workspace, GM_ADDR tiling) {{',
           "  GET_TILING_DATA(tilingData, tiling);",

@@ -19,7 +19,7 @@ import math
 from mlir import ir
 
 from .plan import (F32, LANES, Plan, Tiling, Unsupported, Value, _BINARY, _COMBINERS, _SCALAR_FORM,
-                   _UNARY, _norm_shape, align_up, f32_literal, is_bool, is_i32, kind_of)
+                   _UNARY, _norm_shape, align_up, f32_literal, is_bool, is_f16, is_i32, kind_of)
 
 
 class _Slots:
@@ -96,6 +96,10 @@ def build(p) -> Plan:
             if role not in ("full", "row"):
                 raise Unsupported(f"an i32 argument read as {role}")
             v.dtype = "i32"
+        if is_f16(a.type):
+            if role not in ("full", "row", "scalar"):
+                raise Unsupported(f"an f16 argument read as {role}")
+            v.dtype = "f16"
         if role == "scalar":
             v.name = f"s{a.arg_number}"
             scalars.append((v.name, a.arg_number))
@@ -113,14 +117,14 @@ def build(p) -> Plan:
     vec_ops: list = []
     col_consts: list = []
     outputs: dict = {}
-    state = {"scalar_ops": 0, "tmp": 0, "cur": stmts, "seen_col": False, "masks": False}
+    state = {"scalar_ops": 0, "tmp": 0, "cur": stmts, "seen_col": False, "masks": False, "halves": False}
     col_mode = p.mode == "col"
 
     def out(text):
         state["cur"].append(text)
 
     def owns(v: Value) -> bool:
-        return v.kind == "temp" or (v.kind == "input" and v.dtype in ("u8", "i32"))
+        return v.kind == "temp" or (v.kind == "input" and v.dtype in ("u8", "i32", "f16"))
 
     u8_cast_in = ("for (uint32_t r = 0; r < rows; ++r) {{ Cast(hbuf[r * pitchH], {src}[r * pitch8], "
                   "RoundMode::CAST_NONE, colsAl); Cast({dst}[r * pitch], hbuf[r * pitchH], RoundMode::CAST_NONE, "
@@ -177,6 +181,27 @@ def build(p) -> Plan:
             v.slot = pools[cls].get()
             out(f"// i32 argument {v.index}: int32 -> f32")
             vec("Cast", cls, f"Cast({v.slot}, {v.name}, RoundMode::CAST_NONE, {cnt(cls)});")
+        if v is not None and v.dtype == "f16" and v.role in ("full", "row"):
+            if col_mode:
+                raise Unsupported("f16 tensors in a kernel reducing over the first axes")
+            cls = "F" if v.role == "full" else "R"
+            v.slot = pools[cls].get()
+            state["halves"] = True
+            out(f"// f16 argument {v.index}: half -> f32 (exact)")
+            if cls == "F":
+                out(f"for (uint32_t r = 0; r < rows; ++r) {{ Cast({v.slot}[r * pitch], {v.name}[r * pitchH], "
+                    "RoundMode::CAST_NONE, colsAl); }")
+                vec_ops.append(("Cast", "row*"))
+            else:
+                vec("Cast", cls, f"Cast({v.slot}, {v.name}, RoundMode::CAST_NONE, cntR);")
+
+    def round_half(src, dst, cls):
+        """dst = src rounded to f16 (an f16 op computed in f32: Cast to half and back)."""
+        if col_mode or cls == "C":
+            raise Unsupported("f16 values in a kernel reducing over the first axes")
+        state["halves"] = True
+        vec("Cast", cls, f"Cast(rnd, {src}, RoundMode::CAST_RINT, {cnt(cls)});")
+        vec("Cast", cls, f"Cast({dst}, rnd, RoundMode::CAST_NONE, {cnt(cls)});")
 
     def slot_for(cls: str):
         return pools[cls].get()
@@ -276,7 +301,7 @@ def build(p) -> Plan:
             return ("tile", v.slot or v.name)
         raise Unsupported(f"a {v.role} value in a row-level computation")
 
-    def eval_body(op, cls, body_ops, arg_desc, final_dst, allow_inplace):
+    def eval_body(op, cls, body_ops, arg_desc, final_dst, allow_inplace, round_last=True):
         """Emits body_ops (scalar ops of a generic body); returns the descriptor of the last."""
         env = dict(arg_desc)
         temps = []
@@ -323,8 +348,21 @@ def build(p) -> Plan:
                 res = operands[0]                      # the f32 mask is already 0.0 / 1.0
             elif bop.name == "arith.constant":
                 res = ("scalar", f32_literal(_const_of(bop.results[0])))
+            elif bop.name in ("arith.extf", "arith.truncf") and \
+                    {str(bop.operands[0].type), str(bop.results[0].type)} == {"f16", "f32"}:
+                res = operands[0]                      # values are f32 in UB; truncf rounds below
             else:
                 raise Unsupported(f"'{bop.name}' in a linalg body (no Ascend C vector instruction emitted for it)")
+            if isinstance(bop.results[0].type, ir.F16Type) and bop.name not in _F16_EXACT and \
+                    (round_last or not is_last):
+                if res[0] == "scalar":
+                    res = ("scalar", f"(float)(half)({res[1]})")
+                else:
+                    if res[0] != "tile":
+                        res = ("tile", materialize(res, cls)[0])
+                        temps.append(res[1])
+                    round_half(res[1], dst, cls)
+                    res = ("tile", dst)
             env[bop.results[0]] = res
             last = res
         for t in temps:
@@ -366,6 +404,12 @@ def build(p) -> Plan:
         bool_out = None
         if is_i32(res_root.type):
             raise Unsupported("an i32 result (i32 tensors are only read, as f32 images)")
+        half_out = None
+        if is_f16(res_root.type):
+            if col_mode:
+                raise Unsupported("f16 tensors in a kernel reducing over the first axes")
+            if out_idx is not None:
+                half_out, out_idx = out_idx, None      # f32 in a slot, Cast to half at the end
         if is_bool(res_root.type):
             if out_role != "full":
                 raise Unsupported("an i1 result that is not elementwise over the domain")
@@ -390,7 +434,7 @@ def build(p) -> Plan:
                 dst = slot_for(res_cls)
         out(f"// {_describe(op)}")
         if not reducing:
-            last = eval_body(op, cls, body_ops, arg_desc, dst, True)
+            last = eval_body(op, cls, body_ops, arg_desc, dst, True, round_last=half_out is None)
             if last is None or last[0] != "tile" or last[1] != dst:
                 if last is not None and last[0] == "scalar":
                     vec("Duplicate", cls, f"Duplicate({dst}, {last[1]}, {cnt(cls)});")
@@ -407,6 +451,8 @@ def build(p) -> Plan:
             if comb is None or comb.name not in _COMBINERS or out_arg not in list(comb.operands):
                 raise Unsupported("a reduction whose body does not end in add/max/min of the accumulator")
             api, ident = _COMBINERS[comb.name]
+            if api == "ReduceSum" and is_f16(res_root.type):
+                raise Unsupported("an f16 sum (accumulated in f16 step by step; ReduceSum would accumulate in f32)")
             other = [x for x in comb.operands if x != out_arg]
             if len(other) != 1:
                 raise Unsupported("a reduction combining the accumulator with itself")
@@ -467,6 +513,17 @@ def build(p) -> Plan:
             vec_ops.append(("Cast", "row*"))
             vec_ops.append(("Cast", "row*"))
             outputs[bool_out] = Value(f"out{bool_out}", "full", "output", index=bool_out, dtype="u8")
+        if half_out is not None:
+            k = half_out
+            out(f"// f16 result {k}: f32 -> half (round to nearest even)")
+            if out_role == "full":
+                out(f"for (uint32_t r = 0; r < rows; ++r) {{ Cast(out{k}[r * pitchH], {dst}[r * pitch], "
+                    "RoundMode::CAST_RINT, colsAl); }")
+                vec_ops.append(("Cast", "row*"))
+            else:
+                vec("Cast", "R", f"Cast(out{k}, {dst}, RoundMode::CAST_RINT, cntR);")
+            state["halves"] = True
+            outputs[k] = Value(f"out{k}", out_role, "output", index=k, dtype="f16")
         for r, v in in_vals:
             if owns(v) and last_use.get(r) == i and v.slot and v.slot != dst:
                 release(v.slot)
@@ -490,7 +547,7 @@ def build(p) -> Plan:
     plan = Plan(kernel=p.kernel, func=ir.StringAttr(fn.attributes["sym_name"]).value,
                 kind=kind_of(fn), inputs=inputs, outputs=out_list, tiling=None,
                 full_slots=F.count, row_slots=Rs.count, reduces=p.reduces and not col_mode, compute=stmts,
-                row_pre=chunk_init, mode=p.mode, masks=state["masks"], col_consts=col_consts, finish=finish, col_slots=pools["C"].count, scalars=scalars, cols=cols, soc=p.soc, vec_ops=vec_ops,
+                row_pre=chunk_init, mode=p.mode, masks=state["masks"], halves=state["halves"], col_consts=col_consts, finish=finish, col_slots=pools["C"].count, scalars=scalars, cols=cols, soc=p.soc, vec_ops=vec_ops,
                 scalar_ops=state["scalar_ops"])
     plan.shapes = {"in": [list(ir.RankedTensorType(a.type).shape) for a in block.arguments],
                    "out": [list(ir.RankedTensorType(v.type).shape) for v in ret.operands],
@@ -514,7 +571,12 @@ _CMPI = {0: "EQ", 1: "NE", 2: "LT", 3: "LE", 4: "GT", 5: "GE", 6: "LT", 7: "LE",
 
 
 def _np_dtype(t) -> str:
-    return "bool" if is_bool(t) else "int32" if is_i32(t) else "float32"
+    return "bool" if is_bool(t) else "int32" if is_i32(t) else "float16" if is_f16(t) else "float32"
+
+
+# f16 ops whose f32 result is an f16 value already (no rounding needed)
+_F16_EXACT = {"arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.negf", "math.absf",
+              "arith.select", "arith.extf"}
 
 
 def is_bool_scalar(t) -> bool:

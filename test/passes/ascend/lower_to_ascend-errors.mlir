@@ -24,7 +24,7 @@ func.func private @cpu_reduce_midsum(%arg0: tensor<4x5x6xf32>) -> tensor<4x6xf32
 // -----
 
 #map = affine_map<(d0) -> (d0)>
-// expected-error @+1 {{mskernel-lower-to-ascend: kernel @cpu_elemwise_f64: element type f64 (only f32, i32 and i1 are emitted)}}
+// expected-error @+1 {{mskernel-lower-to-ascend: kernel @cpu_elemwise_f64: element type f64 (only f32, f16, i32 and i1 are emitted)}}
 func.func private @cpu_elemwise_f64(%arg0: tensor<8xf64>) -> tensor<8xf64> attributes {mskernel.kind = #mskernel.kind<elemwise>} {
   %0 = tensor.empty() : tensor<8xf64>
   %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg0 : tensor<8xf64>) outs(%0 : tensor<8xf64>) {

@@ -12,7 +12,8 @@
 
 // FWD: window 2x2, stride 2x2,
 // FWD: constexpr uint32_t KWIN = 4;
-// FWD: tab.SetValue(k * cnt + i, ((p * H + oh * sh + kh) * Wp + ow * sw + kw) * sizeof(float));
+// FWD: CreateVecIndex(fi, 0.0f, cnt);
+// FWD: Cast(ti[k * cnt], rr, RoundMode::CAST_RINT, cnt);
 // FWD-LABEL: void CopyIn() {
 // FWD: DataCopyPad(x, xGm[plane0 * H * W], DataCopyExtParams{(uint16_t)(n * H), W * (uint32_t)sizeof(float), 0, 0, 0},
 // FWD-LABEL: void Compute() {
