@@ -20,8 +20,11 @@ error (docs/known-issues.md §12). This pass lowers them first:
                  split axis (n times the bytes of an MPI_Alltoall)
 
 and rejects, at their location, the other shard collectives (reduce_scatter,
-broadcast, send/recv, ...) that neither can lower. Only ops over a whole 1-D
-grid (the mesh mindir-insert-shardings builds) are supported.
+broadcast, send/recv, ...) that neither can lower. On a multi-dimensional
+grid, a collective over some of its axes (a sub-grid: a row of a 2x2 mesh)
+gathers within the sub-grid's communicator, made host side by
+msmlir.parallel (`mindir.all_gather {group = "msmlir_mesh_2x2_axes_1"}`,
+see world_comm.py), and slices by the rank's linear index over those axes.
 
     %g = shard.all_gather %x on @msmlir_grid grid_axes = [0] gather_axis = 1
            : tensor<4x3xf32> -> tensor<4x6xf32>
@@ -36,6 +39,7 @@ from mlir import ir
 from mlir.dialects import arith, tensor
 
 from ..registry import PassFailure, register_pass
+from .world_comm import mesh_group_name
 
 # what convert-shard-to-mpi lowers (or needs left for it)
 _UPSTREAM = {"shard.grid", "shard.all_reduce", "shard.process_multi_index",
@@ -70,26 +74,32 @@ def _transpose(x: ir.Value, perm: list[int]) -> ir.Value:
                                attributes={"perm": ir.DenseI64ArrayAttr.get(perm)}).result
 
 
-def _gather(x: ir.Value, axis: int, n: int) -> ir.Value:
+def _gather(x: ir.Value, axis: int, n: int, group: str | None = None) -> ir.Value:
     rank = ir.RankedTensorType(x.type).rank
     perm = [axis] + [d for d in range(rank) if d != axis]
     inv = [perm.index(d) for d in range(rank)]
     moved = x if axis == 0 else _transpose(x, perm)
     mt = ir.RankedTensorType(moved.type)
     gt = ir.RankedTensorType.get([mt.shape[0] * n] + list(mt.shape[1:]), mt.element_type)
+    attrs = {"group_size": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)}
+    if group is not None:
+        attrs["group"] = ir.StringAttr.get(group)
     g = ir.Operation.create("mindir.all_gather", operands=[moved], results=[gt],
-                            attributes={"group_size": ir.IntegerAttr.get(
-                                ir.IntegerType.get_signless(64), n)}).result
+                            attributes=attrs).result
     return g if axis == 0 else _transpose(g, inv)
 
 
-def _slice(x: ir.Value, axis: int, n: int, grid: str) -> ir.Value:
+def _slice(x: ir.Value, axis: int, n: int, grid: str, axes=(0,), shape=None) -> ir.Value:
     t = ir.RankedTensorType(x.type)
     block = t.shape[axis] // n
     index = ir.IndexType.get()
-    rank = ir.Operation.create("shard.process_multi_index", results=[index],
-                               attributes={"grid": ir.FlatSymbolRefAttr.get(grid),
-                                           "axes": ir.DenseI16ArrayAttr.get([0])}).result
+    rank = None
+    for a in axes:                  # the linear index over `axes` (row-major)
+        i = ir.Operation.create("shard.process_multi_index", results=[index],
+                                attributes={"grid": ir.FlatSymbolRefAttr.get(grid),
+                                            "axes": ir.DenseI16ArrayAttr.get([a])}).result
+        rank = i if rank is None else arith.addi(
+            arith.muli(rank, arith.constant(index, shape[a])), i)
     off = arith.muli(rank, arith.constant(index, block))
     sizes = list(t.shape)
     sizes[axis] = block
@@ -122,19 +132,24 @@ def collectives_to_mindir(module: ir.Operation):
         shape = grids.get(grid)
         axes = list(ir.DenseI16ArrayAttr(op.attributes["grid_axes"])) \
             if "grid_axes" in op.attributes else list(range(len(shape or [])))
-        if shape is None or len(shape) != 1 or axes != [0]:
-            op.location.emit_error(f"'{op.name}': only collectives over a whole 1-D grid are "
-                                   "supported")
+        if shape is None or not axes or axes != sorted(set(axes)) or axes[-1] >= len(shape):
+            op.location.emit_error(f"'{op.name}': only collectives over grid axes in increasing "
+                                   "order are supported")
             raise PassFailure()
-        n = shape[0]
+        n = 1
+        for a in axes:
+            n *= shape[a]
+        # a sub-grid's collective runs on its communicator, made host side
+        # (msmlir.parallel, the group world_comm.mesh_group_name names)
+        group = None if len(axes) == len(shape) else mesh_group_name(shape, axes)
         x = op.operands[0]
         with op.location, ir.InsertionPoint(op):
             if op.name == "shard.all_gather":
-                y = _gather(x, _index_attr(op, "gather_axis"), n)
+                y = _gather(x, _index_attr(op, "gather_axis"), n, group)
             elif op.name == "shard.all_slice":
-                y = _slice(x, _index_attr(op, "slice_axis"), n, grid)
+                y = _slice(x, _index_attr(op, "slice_axis"), n, grid, axes, shape)
             else:
-                whole = _gather(x, _index_attr(op, "concat_axis"), n)
-                y = _slice(whole, _index_attr(op, "split_axis"), n, grid)
+                whole = _gather(x, _index_attr(op, "concat_axis"), n, group)
+                y = _slice(whole, _index_attr(op, "split_axis"), n, grid, axes, shape)
         op.results[0].replace_all_uses_with(y)
         op.erase()

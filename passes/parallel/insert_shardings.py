@@ -27,10 +27,20 @@ Strategies (tuples of cuts, one per dim):
     outputs and parameter_plan): a layout constraint, replaced by
         %a = shard.shard %x to S                      (the value is laid out S)
         %b = shard.shard %a to S annotate_for_users   (and its users see S)
-The device mesh is 1-D (`shard.grid @msmlir_grid(shape = device_num)`, the
-function's `mindir.device_num`, else the pass option): a cut is 1 (the dim is
-whole on every rank) or device_num (split over all ranks), at most one dim
-of a tensor is split. Bad strategies (wrong number of tuples or of cuts,
+The device mesh (`shard.grid @msmlir_grid`, over the function's
+`mindir.device_num` ranks, else the pass option's) is inferred from the
+strategies as MindSpore infers its device matrix: an op's device matrix is
+its in_strategy's cuts over its iteration space (MatMul: (i, k, j), batch
+dims first for BatchMatMul, the contracted dim's cuts equal; an elementwise
+op: its operands aligned right; another op: each operand's own cuts), a
+tensor's (argument, result, hint, out_strategy) its cuts. The product of a
+device matrix's cuts must equal device_num (or be 1: replicated; repeated
+calculation is not supported). The mesh is the cut shape (cuts > 1, in
+order) of the matrices that cut several dims, which must all agree; 1-D
+(device_num) when none does. A matrix's cuts > 1 take the mesh axes in
+order; a lone cut of device_num takes every axis. E.g. 4 ranks, MatMul
+((2, 1), (1, 2)) -> (2, 1, 2) and ((2, 2), (2, 1)) -> (2, 2, 1): a 2x2 mesh,
+the batch on axis 0, the hidden dim on axis 1. Bad strategies (wrong number of tuples or of cuts,
 a cut that does not divide its dim, other cuts) are errors at the op's (or
 function's) location. The module also gets the `dlti.map` naming the MPI ABI
 (OpenMPI) that convert-shard-to-mpi needs.
@@ -72,8 +82,89 @@ def _tuples(attr: ir.Attribute) -> list[list[int]]:
         raise StrategyError(f"a strategy list must be an array of tuples, got {attr}") from None
 
 
-def split_axes(strategy: list[int], t: ir.Type, n: int, what: str) -> list[list[int]]:
-    """The `split_axes` of a tensor of type t cut by `strategy` on a 1-D mesh of n."""
+class Mesh:
+    """The function's device mesh: `shape` (row-major over the ranks, the
+    last axis fastest, as shard.grid and MindSpore's device matrix), n ranks."""
+
+    def __init__(self, n: int, shape: list[int] | None = None):
+        self.n = n
+        self.shape = list(shape) if shape else [n]
+
+    def axes(self, cuts: list[int]) -> list[list[int]]:
+        """Mesh axes of each entry of a device matrix `cuts` (checked by
+        device_matrix_check): its cuts > 1 take the mesh axes in order, or a
+        lone cut of device_num takes them all."""
+        big = [c for c in cuts if c > 1]
+        out, k = [], 0
+        for c in cuts:
+            if c == 1:
+                out.append([])
+            elif big == self.shape:
+                out.append([k])
+                k += 1
+            else:                               # one cut of n: every axis
+                out.append(list(range(len(self.shape))))
+        return out
+
+
+def device_matrix_check(cuts: list[int], n: int, what: str) -> None:
+    """A device matrix (an op's or a tensor's cuts) must use all n devices:
+    the product of its cuts equals device_num (MindSpore infers the device
+    matrix from the strategies; a smaller product, repeated calculation, is
+    not supported), or be all ones (replicated)."""
+    split = [d for d, c in enumerate(cuts) if c > 1]
+    if not split:
+        return
+    prod = 1
+    for d in split:
+        prod *= cuts[d]
+    if prod == n:
+        return
+    if len(split) == 1:
+        d = split[0]
+        tail = "" if n % prod else (
+            f"; it uses {prod} of the {n} devices (repeated calculation is not supported: "
+            "the product of the cuts must equal device_num)")
+        raise StrategyError(f"strategy {tuple(cuts)} of {what}: cut {cuts[d]} of dim {d} is "
+                            f"neither 1 nor device_num ({n}){tail}")
+    if n % prod:
+        raise StrategyError(f"strategy {tuple(cuts)} of {what} splits dims {split} with cuts "
+                            f"{[cuts[d] for d in split]}: needs {prod} devices, which does not "
+                            f"divide device_num ({n})")
+    raise StrategyError(f"strategy {tuple(cuts)} of {what} splits dims {split} with cuts "
+                        f"{[cuts[d] for d in split]}: uses {prod} of the {n} devices (repeated "
+                        "calculation is not supported: the product of the cuts must equal "
+                        "device_num)")
+
+
+def mesh_of(matrices: list[tuple[list[int], str]], n: int) -> Mesh:
+    """The one mesh of a function's device matrices [(cuts, what)]: the cut
+    shape (cuts > 1, in order) of those that cut several dims, which must all
+    agree; a matrix with one cut of device_num fits any mesh (that dim over
+    every axis); 1-D (n) if none cuts several dims."""
+    shape, first = None, None
+    for cuts, what in matrices:
+        device_matrix_check(cuts, n, what)
+        big = [c for c in cuts if c > 1]
+        if len(big) < 2:
+            continue
+        if shape is None:
+            shape, first = big, (cuts, what)
+        elif big != shape:
+            raise StrategyError(
+                f"strategy {tuple(cuts)} of {what} implies the device matrix {tuple(big)}, but "
+                f"strategy {tuple(first[0])} of {first[1]} implies {tuple(shape)}: all "
+                "strategies must cut the same multi-dimensional mesh (its axes in the same order)")
+    return Mesh(n, shape)
+
+
+def split_axes(strategy: list[int], t: ir.Type, mesh, what: str,
+               positions: list | None = None, matrix: list[int] | None = None) -> list[list[int]]:
+    """The `split_axes` of a tensor of type t cut by `strategy` on `mesh` (a
+    Mesh, or n: a 1-D mesh of n); `positions`: the entry of the op's device
+    matrix `matrix` each dim is (default: the tensor's own cuts)."""
+    if isinstance(mesh, int):
+        mesh = Mesh(mesh)
     if not isinstance(t, ir.RankedTensorType):
         raise StrategyError(f"{what} is not a ranked tensor ({t})")
     rt = ir.RankedTensorType(t)
@@ -81,29 +172,93 @@ def split_axes(strategy: list[int], t: ir.Type, n: int, what: str) -> list[list[
     if len(strategy) != len(shape):
         raise StrategyError(f"strategy {tuple(strategy)} of {what} has {len(strategy)} cut(s), "
                             f"but the tensor has rank {len(shape)} ({t})")
-    axes: list[list[int]] = []
-    split = []
-    for d, (c, size) in enumerate(zip(strategy, shape)):
+    for d, c in enumerate(strategy):
         if c < 1:
             raise StrategyError(f"strategy {tuple(strategy)} of {what}: cut {c} of dim {d} "
                                 "must be positive")
-        if c != 1 and c != n:
-            raise StrategyError(f"strategy {tuple(strategy)} of {what}: cut {c} of dim {d} is "
-                                f"neither 1 nor device_num ({n}); only 1-D device meshes "
-                                "are supported")
+    if matrix is None:
+        matrix, positions = list(strategy), list(range(len(strategy)))
+        device_matrix_check(matrix, mesh.n, what)
+        big = [c for c in matrix if c > 1]
+        if big and big != mesh.shape and big != [mesh.n]:
+            raise StrategyError(
+                f"strategy {tuple(strategy)} of {what} cuts {tuple(big)}, but the device mesh "
+                f"is {tuple(mesh.shape)}: a tensor's cuts must be the mesh's shape (or one cut "
+                "of device_num)")
+    by_position = mesh.axes(matrix)
+    axes: list[list[int]] = []
+    for d, (c, size) in enumerate(zip(strategy, shape)):
         if c > 1 and size % c:
             raise StrategyError(f"strategy {tuple(strategy)} of {what}: dim {d} (size {size}) "
                                 f"is not divisible by its cut {c}")
-        if c > 1:
-            split.append(d)
-        axes.append([0] if c > 1 else [])
-    if len(split) > 1:
-        raise StrategyError(f"strategy {tuple(strategy)} of {what} splits dims {split} over "
-                            f"{n} devices each: needs {n ** len(split)} devices (a multi-"
-                            "dimensional mesh, not supported)")
+        axes.append(by_position[positions[d]] if c > 1 else [])
     while axes and not axes[-1]:
         axes.pop()
     return axes or [[]]
+
+
+def _bool(op, name: str) -> bool:
+    return name in op.attributes and ir.BoolAttr(op.attributes[name]).value
+
+
+def op_device_matrix(op: ir.Operation, tuples: list[list[int]], types: list[ir.Type]):
+    """(device matrix, per operand the matrix entry of each of its dims) of an
+    op's in_strategy, as MindSpore infers it: MatMul's (i, k, j) (batch dims
+    first for BatchMatMul; the contracted dim's cuts must agree); an op whose
+    result is its operands' broadcast shape (elementwise), the operands
+    aligned right; None for any other op (each operand then stands alone)."""
+    for t, ty in zip(tuples, types):
+        if not isinstance(ty, ir.RankedTensorType) or len(t) != ir.RankedTensorType(ty).rank:
+            return None                         # (split_axes reports it)
+    if op.name in ("mindir.matmul", "mindir.batch_matmul") and len(tuples) == 2:
+        a, b = tuples
+        ta, tb = _bool(op, "transpose_a"), _bool(op, "transpose_b")
+        ra, rb = len(a), len(b)
+        if ra < 2 or rb < 2:
+            return None
+        nb = max(ra, rb) - 2
+        ia, ka = (ra - 1, ra - 2) if ta else (ra - 2, ra - 1)
+        kb, jb = (rb - 1, rb - 2) if tb else (rb - 2, rb - 1)
+        if a[ka] != b[kb]:
+            raise StrategyError(f"in_strategy {tuple(a)}, {tuple(b)}: the contracted dim is cut "
+                                f"{a[ka]} in input 0 but {b[kb]} in input 1; they must agree")
+        batch = [1] * nb
+        pos_a, pos_b = [None] * ra, [None] * rb
+        for t, pos in ((a, pos_a), (b, pos_b)):
+            for d in range(len(t) - 2):
+                p = nb - (len(t) - 2) + d
+                if t[d] > 1 and batch[p] > 1 and batch[p] != t[d]:
+                    raise StrategyError(f"in_strategy {tuple(a)}, {tuple(b)}: batch dim {d} "
+                                        "is cut differently in the two inputs")
+                batch[p] = max(batch[p], t[d])
+                pos[d] = p
+        pos_a[ia], pos_a[ka], pos_b[kb], pos_b[jb] = nb, nb + 1, nb + 1, nb + 2
+        return batch + [a[ia], a[ka], b[jb]], [pos_a, pos_b]
+    if len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType) \
+            or not all(isinstance(t, ir.RankedTensorType) for t in types):
+        return None
+    out = list(ir.RankedTensorType(op.results[0].type).shape)
+    shapes = [list(ir.RankedTensorType(t).shape) for t in types]
+    r = len(out)
+    if any(len(s) > r for s in shapes):
+        return None
+    for d in range(r):
+        sizes = {s[d - r + len(s)] for s in shapes if d - r + len(s) >= 0} - {1}
+        if sizes != ({out[d]} - {1}):
+            return None
+    matrix = [1] * r
+    positions = []
+    for t, s in zip(tuples, shapes):
+        pos = []
+        for d, c in enumerate(t):
+            p = r - len(s) + d
+            if c > 1 and matrix[p] > 1 and matrix[p] != c:
+                raise StrategyError(f"in_strategy {[tuple(x) for x in tuples]}: dim {p} of the "
+                                    "result is cut differently by two inputs")
+            matrix[p] = max(matrix[p], c)
+            pos.append(p)
+        positions.append(pos)
+    return matrix, positions
 
 
 def _sharding(axes: list[list[int]], loc: ir.Location, ip: ir.InsertionPoint) -> ir.Value:
@@ -133,7 +288,7 @@ def _ops(block: ir.Block):
                 yield from _ops(b)
 
 
-def _replace_hint(op: ir.Operation, n: int) -> None:
+def _replace_hint(op: ir.Operation, n) -> None:
     """A mindir.sharding_hint -> the two shard.shard ops of a layout constraint."""
     x = op.operands[0]
     try:
@@ -149,7 +304,47 @@ def _replace_hint(op: ir.Operation, n: int) -> None:
     op.erase()
 
 
-def _annotate_function(f, n: int) -> bool:
+def _device_matrices(f) -> list:
+    """[(cuts, what, location)]: the device matrix of every strategy of f (an
+    op's in_strategy as a whole, see op_device_matrix; any other strategy:
+    the tensor's cuts)."""
+    out = []
+    if not f.regions[0].blocks:
+        return out
+    block = f.regions[0].blocks[0]
+    for key, what in (("arg_attrs", "argument"), ("res_attrs", "result")):
+        if key in f.attributes:
+            for i, d in enumerate(ir.ArrayAttr(f.attributes[key])):
+                d = ir.DictAttr(d)
+                if ARG_STRATEGY in d:
+                    out.append((_tuple(d[ARG_STRATEGY]), f"{what} {i}", f.location))
+    for op in _ops(block):
+        if op.name == HINT:
+            out.append((list(ir.DenseI64ArrayAttr(op.attributes["strategy"])),
+                        "the hinted value", op.location))
+            continue
+        try:
+            if IN_STRATEGY in op.attributes:
+                tuples = _tuples(op.attributes[IN_STRATEGY])
+                dm = None
+                if len(tuples) == len(op.operands):
+                    dm = op_device_matrix(op, tuples, [v.type for v in op.operands])
+                if dm is not None:
+                    what = "input 0" if len(tuples) == 1 else \
+                        f"the inputs of '{op.name}' (its device matrix)"
+                    out.append((dm[0], what, op.location))
+                else:
+                    out += [(t, f"input {i}", op.location) for i, t in enumerate(tuples)]
+            if OUT_STRATEGY in op.attributes:
+                out += [(t, f"output {i}", op.location)
+                        for i, t in enumerate(_tuples(op.attributes[OUT_STRATEGY]))]
+        except StrategyError as e:
+            op.location.emit_error(f"bad sharding strategy: {e}")
+            raise PassFailure() from None
+    return out
+
+
+def _annotate_function(f, n) -> bool:
     """Inserts the annotations of one function; True if it had any strategy."""
     if not f.regions[0].blocks:
         return False
@@ -183,8 +378,10 @@ def _annotate_function(f, n: int) -> bool:
                     raise StrategyError(f"in_strategy has {len(tuples)} tuple(s) but "
                                         f"'{op.name}' has {len(op.operands)} input(s)")
                 before = ir.InsertionPoint(op)
+                dm = op_device_matrix(op, tuples, [v.type for v in op.operands])
                 for i, (s, v) in enumerate(zip(tuples, list(op.operands))):
-                    axes = split_axes(s, v.type, n, f"input {i}")
+                    axes = split_axes(s, v.type, n, f"input {i}") if dm is None else \
+                        split_axes(s, v.type, n, f"input {i}", dm[1][i], dm[0])
                     op.operands[i] = _shard(v, axes, True, op.location, before)
             if OUT_STRATEGY in op.attributes:
                 tuples = _tuples(op.attributes[OUT_STRATEGY])
@@ -223,17 +420,42 @@ def insert_shardings(module: ir.Operation, *, device_num: int):
     funcs = [op.operation for op in body.operations if op.operation.name == "func.func"]
     any_found = False
     grid_n = None
+    todo = []
+    matrices = []
     for f in funcs:
         n = ir.IntegerAttr(f.attributes[DEVICE_NUM]).value if DEVICE_NUM in f.attributes else device_num
         try:
             if n < 1 and _has_strategies(f):
                 raise StrategyError("strategies given but no device_num (function attribute "
                                     f"{DEVICE_NUM} or option device-num)")
-            if n >= 1 and grid_n is not None and n != grid_n:
-                raise StrategyError(f"device_num {n} differs from another function's ({grid_n})")
-            if n >= 1 and _annotate_function(f, n):
-                any_found = True
+            if n >= 1 and _has_strategies(f):
+                if grid_n is not None and n != grid_n:
+                    raise StrategyError(f"device_num {n} differs from another function's "
+                                        f"({grid_n})")
                 grid_n = n
+                todo.append(f)
+        except StrategyError as e:
+            f.location.emit_error(f"bad sharding strategy: {e}")
+            raise PassFailure() from None
+    for f in todo:
+        matrices += _device_matrices(f)
+    if grid_n is None:
+        return
+    # one mesh for the module (the one shard.grid): checked at each strategy
+    mesh, seen = None, []
+    for cuts, what, loc in matrices:
+        try:
+            device_matrix_check(cuts, grid_n, what)
+            seen.append((cuts, what))
+            mesh = mesh_of(seen, grid_n)
+        except StrategyError as e:
+            loc.emit_error(f"bad sharding strategy: {e}")
+            raise PassFailure() from None
+    mesh = mesh or Mesh(grid_n)
+    for f in todo:
+        try:
+            if _annotate_function(f, mesh):
+                any_found = True
         except StrategyError as e:
             f.location.emit_error(f"bad sharding strategy: {e}")
             raise PassFailure() from None
@@ -246,7 +468,7 @@ def insert_shardings(module: ir.Operation, *, device_num: int):
                             ip=ir.InsertionPoint.at_block_begin(body),
                             attributes={"sym_name": ir.StringAttr.get(GRID),
                                         "sym_visibility": ir.StringAttr.get("private"),
-                                        "shape": ir.DenseI64ArrayAttr.get([grid_n])})
+                                        "shape": ir.DenseI64ArrayAttr.get(mesh.shape)})
     if "dlti.map" not in module.attributes:
         module.attributes["dlti.map"] = ir.Attribute.parse(MPI_ABI)
 

@@ -12,7 +12,8 @@ print/parses of the module (tens of milliseconds), paid by the opt-in
 sharded pipeline only.
 
     func.func(sharding-propagation{traversal=forward-backward})    (process 1)
-    func.func(shard-partition), canonicalize, cse                  (process 2)
+    func.func(shard-partition)                                     (process 2)
+    canonicalize, cse                                              (in process)
 
 Between and before them, two rewrites work around upstream assertions that a
 training step (forward + backward + update in one function) hits:
@@ -31,6 +32,13 @@ a, its `msmlir.writeback`) is returned with a's sharding instead of the
 replicated one its result annotation asked for: a rank keeps and updates only
 its slice of a split parameter (and of its optimizer state), with no
 all_gather of the update (parallel/compile.py stores the slices).
+
+On a multi-dimensional grid (a 2x2 data x model parallel mesh), MLIR 22's
+shard-partition cannot reshard at all (`reshardOn1DGrid` asserts "Only 1D
+grides are currently supported"): each resharding is cut out before it and
+put back after it as collectives over one grid axis each
+(explicit_reshards / materialize_reshards); canonicalize and cse then run
+in process.
 
 `traversal=forward-backward`: the default (backward-only) propagation keeps a
 row reduction of row-split data replicated (it gathers the input instead of
@@ -85,7 +93,8 @@ def replace_module_body(module: ir.Operation, text: str) -> None:
 
 
 PROPAGATE = "builtin.module(func.func(sharding-propagation{{traversal={t}}}))"
-PARTITION = "builtin.module(func.func(shard-partition),canonicalize,cse)"
+PARTITION = "builtin.module(func.func(shard-partition))"
+CLEANUP = "builtin.module(canonicalize,cse)"
 
 
 def _walk(op: ir.Operation):
@@ -180,6 +189,160 @@ def writeback_layouts(module: ir.Operation) -> None:
                     ip=ir.InsertionPoint(ret)).result
 
 
+ARG_LAYOUTS = "msmlir.arg_split_axes"
+
+
+def record_argument_layouts(module: ir.Operation) -> None:
+    """Each function gets `msmlir.arg_split_axes`: per argument, the grid axes
+    each of its dims is split over ("[[0], [1]]"; "[]": whole on every
+    rank), read off its one defining annotation (after
+    single_argument_annotation). The sharding is gone from the function after
+    shard-partition; msmlir.parallel feeds each rank its block with it (on a
+    multi-dimensional mesh the argument's shapes alone do not say which
+    rank holds which block)."""
+    for f in _walk(module):
+        if f.name != "func.func" or not f.regions[0].blocks:
+            continue
+        out = []
+        for arg in f.regions[0].blocks[0].arguments:
+            uses = list(arg.uses)
+            axes = "[]"
+            if len(uses) == 1 and uses[0].owner.name == "shard.shard":
+                a = str(uses[0].owner.operands[1].owner.attributes["split_axes"])
+                axes = a.removeprefix("#shard<axisarray").removesuffix(">")
+            out.append(ir.StringAttr.get(axes))
+        f.attributes[ARG_LAYOUTS] = ir.ArrayAttr.get(out)
+
+
+RESHARD_SRC, RESHARD_DST = "msmlir.reshard_src", "msmlir.reshard_dst"
+
+
+def _axes_of(sharding_value: ir.Value) -> list[list[int]]:
+    import ast
+    a = str(sharding_value.owner.attributes["split_axes"])
+    return ast.literal_eval(a.removeprefix("#shard<axisarray").removesuffix(">") or "[]")
+
+
+def _plain(sharding_value: ir.Value) -> bool:
+    """Only split axes (no halos, no explicit shard offsets)."""
+    op = sharding_value.owner
+    return all(len(ir.DenseI64ArrayAttr(op.attributes[k])) == 0
+               for k in ("static_halo_sizes", "static_sharded_dims_offsets")
+               if k in op.attributes) and len(op.operands) == 0
+
+
+def explicit_reshards(module: ir.Operation) -> int:
+    """On a multi-dimensional grid, each resharding (a value annotated S1 whose
+    users see S2) is cut out of the function before shard-partition, which
+    can reshard on 1-D grids only (MLIR 22: `reshardOn1DGrid` asserts
+    "Only 1D grides are currently supported", docs/known-issues.md): the
+    value flows into a `linalg.copy {msmlir.reshard_src = k}` sharded S1, and
+    its users read a `linalg.copy {msmlir.reshard_dst = k}` of an empty,
+    sharded S2; both partition like any elementwise op. materialize_reshards
+    then replaces the partitioned dst by the collectives over single grid
+    axes (shard.all_gather / all_slice) that take the src's shard to S2's.
+    Returns the number of reshardings cut."""
+    from mlir.dialects import linalg, tensor
+    body = module.regions[0].blocks[0]
+    grids = {ir.StringAttr(op.attributes["sym_name"]).value:
+             list(ir.DenseI64ArrayAttr(op.attributes["shape"]))
+             for op in body.operations if op.operation.name == "shard.grid"}
+    k = 0
+    for t in list(_walk(module)):
+        if t.name != "shard.shard" or "annotate_for_users" not in t.attributes:
+            continue
+        src = t.operands[0].owner
+        if isinstance(src, ir.Block) or src.operation.name != "shard.shard":
+            continue
+        src = src.operation
+        s1, s2 = src.operands[1], t.operands[1]
+        grid = ir.FlatSymbolRefAttr(s2.owner.attributes["grid"]).value
+        if len(grids.get(grid, [])) < 2 or not isinstance(t.result.type, ir.RankedTensorType) \
+                or ir.RankedTensorType(t.result.type).rank == 0:
+            continue
+        a1, a2 = _axes_of(s1), _axes_of(s2)
+        if a1 == a2 or not any(a1 + a2) or not (_plain(s1) and _plain(s2)):
+            continue
+        ty = t.result.type
+        rt = ir.RankedTensorType(ty)
+        loc = t.location
+        with loc, ir.InsertionPoint(t):
+            def annotated(v, s, users):
+                attrs = {"annotate_for_users": ir.UnitAttr.get()} if users else {}
+                return ir.Operation.create("shard.shard", results=[ty], operands=[v, s],
+                                           attributes=attrs).result
+
+            def empty(s):
+                e = tensor.EmptyOp(list(rt.shape), rt.element_type).result
+                return annotated(annotated(e, s, False), s, True)
+            c = linalg.copy(annotated(src.result, s1, True), outs=[empty(s1)])
+            c.owner.attributes[RESHARD_SRC] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), k)
+            annotated(c, s1, False)
+            d = linalg.copy(empty(s2), outs=[empty(s2)])
+            d.owner.attributes[RESHARD_DST] = ir.ArrayAttr.get([
+                ir.IntegerAttr.get(ir.IntegerType.get_signless(64), k),
+                ir.FlatSymbolRefAttr.get(grid), ir.StringAttr.get(str(a1)),
+                ir.StringAttr.get(str(a2))])
+            t.operands[0] = annotated(d, s2, False)
+        k += 1
+    return k
+
+
+def materialize_reshards(module: ir.Operation) -> None:
+    """After shard-partition: each `msmlir.reshard_dst` copy becomes the
+    collectives that turn its src's shard (split_axes a1) into its own
+    (a2): per dim, the grid axes a2 does not keep are gathered (last axis
+    first), then the axes it adds are sliced; each over one grid axis."""
+    import ast
+    srcs, dsts = {}, []
+    for op in _walk(module):
+        if RESHARD_SRC in op.attributes:
+            srcs[ir.IntegerAttr(op.attributes[RESHARD_SRC]).value] = op
+        if RESHARD_DST in op.attributes:
+            dsts.append(op)
+    body = module.regions[0].blocks[0]
+    grids = {ir.StringAttr(op.attributes["sym_name"]).value:
+             list(ir.DenseI64ArrayAttr(op.attributes["shape"]))
+             for op in body.operations if op.operation.name == "shard.grid"}
+    index = ir.IndexType.get()
+    for dst in dsts:
+        k, grid, a1, a2 = list(ir.ArrayAttr(dst.attributes[RESHARD_DST]))
+        k, grid = ir.IntegerAttr(k).value, ir.FlatSymbolRefAttr(grid).value
+        a1, a2 = ast.literal_eval(ir.StringAttr(a1).value), ast.literal_eval(ir.StringAttr(a2).value)
+        shape = grids[grid]
+        src = srcs.pop(k)
+        v = src.operands[0]
+        rank = ir.RankedTensorType(v.type).rank
+        cur = [list(x) for x in a1] + [[] for _ in range(rank - len(a1))]
+        want = [list(x) for x in a2] + [[] for _ in range(rank - len(a2))]
+        with dst.location, ir.InsertionPoint(dst):
+            def collective(name, v, axis, d, grow):
+                t = ir.RankedTensorType(v.type)
+                sizes = list(t.shape)
+                sizes[d] = sizes[d] * shape[axis] if grow else sizes[d] // shape[axis]
+                key = "gather_axis" if grow else "slice_axis"
+                return ir.Operation.create(
+                    name, results=[ir.RankedTensorType.get(sizes, t.element_type)], operands=[v],
+                    attributes={"grid": ir.FlatSymbolRefAttr.get(grid),
+                                "grid_axes": ir.DenseI16ArrayAttr.get([axis]),
+                                key: ir.IntegerAttr.get(index, d)}).result
+            for d in range(rank):
+                while cur[d] != want[d][:len(cur[d])]:
+                    v = collective("shard.all_gather", v, cur[d].pop(), d, True)
+            for d in range(rank):
+                for axis in want[d][len(cur[d]):]:
+                    v = collective("shard.all_slice", v, axis, d, False)
+                    cur[d].append(axis)
+        if v.type != dst.results[0].type:
+            dst.location.emit_error(f"resharding {a1} -> {a2} made {v.type}, not "
+                                    f"{dst.results[0].type}")
+            raise PassFailure()
+        dst.results[0].replace_all_uses_with(v)
+        dst.erase()
+        src.attributes.__delitem__(RESHARD_SRC)
+
+
 def _sharding(grid, axes: str, loc: ir.Location, ip: ir.InsertionPoint) -> ir.Value:
     return ir.Operation.create(
         "shard.sharding", results=[ir.Type.parse("!shard.sharding")], loc=loc, ip=ip,
@@ -230,7 +393,11 @@ def shard_partition(module: ir.Operation, *, traversal: str):
         PassManager.parse(PROPAGATE.format(t=traversal), context=module.context).run(module)
         single_argument_annotation(module)
         writeback_layouts(module)
+        record_argument_layouts(module)
+        explicit_reshards(module)
         PassManager.parse(PARTITION, context=module.context).run(module)
+        materialize_reshards(module)
+        PassManager.parse(CLEANUP, context=module.context).run(module)
         return
     for step in (PROPAGATE.format(t=traversal), PARTITION):
         text = _run_tool(module, step)
@@ -240,3 +407,9 @@ def shard_partition(module: ir.Operation, *, traversal: str):
         if step != PARTITION:
             single_argument_annotation(module)
             writeback_layouts(module)
+            record_argument_layouts(module)
+            explicit_reshards(module)
+        else:
+            materialize_reshards(module)
+            from mlir.passmanager import PassManager
+            PassManager.parse(CLEANUP, context=module.context).run(module)

@@ -21,7 +21,8 @@ CPU pipeline's (passes/pipelines/cpu.py) with three additions:
       convert-shard-to-mpi                upstream: shard.all_reduce and the
                                           process index -> mpi dialect
       msmlir-mpi-world-comm               its per-call MPI_Comm_split of the
-                                          whole world -> MPI_COMM_WORLD
+                                          whole world -> MPI_COMM_WORLD, of a
+                                          sub-grid -> a host-made communicator
       msmlir-outline-mpi, symbol-dce      mpi ops on buffers out of the way of
                                           the deallocation passes; the
                                           (private) grid dropped
@@ -36,7 +37,7 @@ from ..pipelines.cpu import GRAPH_PREPARE, OPTIONS
 from ..registry import Option, get_pass, register_pipeline
 
 SHARD_OPTIONS = dict(OPTIONS)
-SHARD_OPTIONS["device-num"] = Option(int, 0, "ranks of the 1-D device mesh for functions "
+SHARD_OPTIONS["device-num"] = Option(int, 0, "ranks of the device mesh for functions "
                                               "without mindir.device_num")
 
 SHARD_STAGE = ("inline,symbol-dce,"

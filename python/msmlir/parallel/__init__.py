@@ -21,8 +21,14 @@ Outputs: replicated (the whole result on every rank) unless `out_strategy`
 splits them, in which case each rank gets its slice.
 
 Strategies: a tuple per input (per output for out_strategy) with one cut per
-dim; a cut is 1 or device_num (1-D device mesh), at most one split dim per
-tensor; `None` for an input means replicated. Strategies on ops inside the
+dim; `None` for an input means replicated. The device mesh is inferred from
+the strategies as MindSpore infers its device matrix (the product of a
+strategy's cuts must equal device_num): 1-D (a cut is 1 or device_num) or
+multi-dimensional, e.g. 4 ranks as 2x2 from MatMul strategies
+((2, 1), (1, 2)) / ((2, 2), (2, 1)) (data x model parallel; an op's device
+matrix is its cuts > 1 in order, MatMul's is (i, k, j)); a tensor's own
+strategy (an input's here) must then cut the mesh's shape, or one dim by
+device_num (passes/parallel/insert_shardings.py). Strategies on ops inside the
 function: `parallel.annotate(y, in_strategy=...)` (what `Primitive.shard`
 records). Compilation: msmlir-cpu-shard-pipeline (passes/parallel/).
 
@@ -83,6 +89,19 @@ def gather_parameter(p) -> np.ndarray:
         return a.copy()
     from ..ops.comm import all_gather
     whole = p._msmlir_global_shape
+    layout = getattr(p, "_msmlir_layout", None)
+    if layout is not None:           # a multi-dimensional mesh: every rank's block, placed
+        from ..runtime import mpi
+        from .compile import block_index
+        grid, axes = layout
+        blocks = np.asarray(all_gather(np.ascontiguousarray(a)[None]))
+        out = np.empty(whole, a.dtype)
+        for r in range(mpi.size()):
+            index = tuple(slice(None) if b is None else
+                          slice(b[0] * s, (b[0] + 1) * s)
+                          for b, s in zip(block_index(axes, r, grid), a.shape))
+            out[index] = blocks[r]
+        return out
     dim = next(d for d, (l, w) in enumerate(zip(a.shape, whole)) if l != w)
     out = np.asarray(all_gather(np.ascontiguousarray(np.moveaxis(a, dim, 0))))
     return np.ascontiguousarray(np.moveaxis(out, 0, dim))
@@ -163,7 +182,14 @@ class ShardedFunction:
         rank, _ = self._ranks()
         arrays = [np.asarray(a) for a in args]
         compiled, name, out_spec = self.compile(*arrays)
-        local = [slice_for_rank(a, s, rank) for a, s in zip(arrays, self.in_strategy)]
+        grid = getattr(compiled, "grid_shape", None)
+        layouts = getattr(compiled, "arg_layouts", {}).get(name)
+        if grid is not None and len(grid) > 1 and layouts is not None:
+            from .compile import _block       # a multi-dimensional mesh: the rank's block
+            local = [_block(a, 0, rank, 0, lay, grid) if any(lay) else a
+                     for a, lay in zip(arrays, layouts)]
+        else:
+            local = [slice_for_rank(a, s, rank) for a, s in zip(arrays, self.in_strategy)]
         outs = compiled.call(name, *local)
         from ..pytree import tree_unflatten
         return tree_unflatten(out_spec, list(outs))

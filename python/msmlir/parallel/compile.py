@@ -124,29 +124,107 @@ def compile_sharded(module: ir.Module, device_num: int = 0, opt_level: int = 3,
         timings["prepare"] = time.perf_counter() - t
         dump = compiler._dump_dir(module)
         compiler._dump(dump, 0, "graph", module)
-        signatures = None
+        signatures, grid, layouts = None, None, {}
         for i, (stage, text) in enumerate(shard_lowering_stages(device_num, **options), 1):
             t = time.perf_counter()
             run_pipeline(module, f"builtin.module({text})")
             timings[stage] = time.perf_counter() - t
             compiler._dump(dump, i, stage, module)
+            if stage == "shard-annotate":
+                grid = _grid_shape(module)
             if stage == "shard":
                 signatures = _signatures(module)
+                layouts = _arg_layouts(module)
+    if grid is not None and len(grid) > 1:
+        make_mesh_groups(grid)
     t = time.perf_counter()
     compiled = CompiledModule(module, signatures, callbacks, compiler._MANGLE, opt_level)
     timings["jit"] = time.perf_counter() - t
     compiled.timings = timings
     compiled.global_signatures = global_signatures
+    compiled.grid_shape = grid
+    compiled.arg_layouts = layouts
     return compiled
 
 
-def split_dims(global_sig: Signature, local_sig: Signature, n: int, name: str) -> list:
+def _grid_shape(module: ir.Module) -> list[int] | None:
+    for op in module.body.operations:
+        if op.operation.name == "shard.grid":
+            return list(ir.DenseI64ArrayAttr(op.attributes["shape"]))
+    return None
+
+
+def _arg_layouts(module: ir.Module) -> dict:
+    """{function: per argument, the grid axes of each dim} (partition.py's
+    msmlir.arg_split_axes; a dim without axes is whole on every rank)."""
+    import ast
+
+    from msmlir.passes.parallel.partition import ARG_LAYOUTS
+    out = {}
+    for f in _public_functions(module):
+        if ARG_LAYOUTS not in f.attributes:
+            continue
+        name = ir.StringAttr(f.attributes["sym_name"]).value.removeprefix(compiler._MANGLE)
+        out[name] = [ast.literal_eval(ir.StringAttr(a).value)
+                     for a in ir.ArrayAttr(f.attributes[ARG_LAYOUTS])]
+    return out
+
+
+def make_mesh_groups(shape: list[int]) -> None:
+    """The sub-grid communicators of a multi-dimensional mesh (every proper
+    subset of its axes: for 2x2 the rows and the columns), made once per
+    process: this rank's sub-grid of each is a create_group group
+    (MPI_Comm_create_group), whose cell compiled collectives of that sub-grid
+    load (passes/parallel/world_comm.py). Every rank compiles the same
+    program, so every rank comes here, in the same order."""
+    from msmlir.passes.parallel.world_comm import (mesh_group_name, subgrid_axes_sets,
+                                                   subgrid_ranks)
+
+    from ..runtime import mpi
+    n = int(np.prod(shape))
+    if n != mpi.size():
+        raise ShardingError(f"the device mesh {tuple(shape)} has {n} ranks but the job has "
+                            f"{mpi.size()}")
+    for axes in subgrid_axes_sets(shape):
+        name = mesh_group_name(shape, axes)
+        if mpi.group(name) is None:
+            mpi.create_group(name, subgrid_ranks(mpi.rank(), shape, axes))
+
+
+def block_index(layout, rank: int, grid) -> list:
+    """Per dim of an argument laid out `layout` (grid axes per dim), this
+    rank's block (index, count) on `grid`, or None for a whole dim."""
+    from msmlir.passes.parallel.world_comm import coords
+    grid = list(grid or [1])
+    c = coords(rank, grid)
+    out = []
+    for axes in layout:
+        if not axes:
+            out.append(None)
+            continue
+        i, k = 0, 1
+        for a in axes:
+            i, k = i * grid[a] + c[a], k * grid[a]
+        out.append((i, k))
+    return out
+
+
+def split_dims(global_sig: Signature, local_sig: Signature, n: int, name: str,
+               layouts: list | None = None) -> list:
     """Per input, the dim split over the n ranks (None: whole on every rank),
-    read off the global and the rank's argument shapes."""
+    read off the global and the rank's argument shapes; on a
+    multi-dimensional mesh (`layouts`, partition.py's) a tuple of the split
+    dims when several are."""
     dims = []
     for i, ((g, _), (l, _)) in enumerate(zip(global_sig.inputs, local_sig.inputs)):
         diff = [d for d, (a, b) in enumerate(zip(g, l)) if a != b]
-        if not diff:
+        if layouts is not None and i < len(layouts):
+            split = [d for d, a in enumerate(layouts[i]) if a]
+            if split != diff:
+                raise ShardingError(f"{name}: argument {i} is {list(g)} globally but {list(l)} "
+                                    f"on a rank, not the layout {layouts[i]}")
+            dims.append(None if not split else split[0] if len(split) == 1 else tuple(split))
+        elif not diff:
             dims.append(None)
         elif len(diff) == 1 and g[diff[0]] == n * l[diff[0]]:
             dims.append(diff[0])
@@ -156,9 +234,16 @@ def split_dims(global_sig: Signature, local_sig: Signature, n: int, name: str) -
     return dims
 
 
-def _block(a: np.ndarray, dim, rank: int, n: int) -> np.ndarray:
+def _block(a: np.ndarray, dim, rank: int, n: int, layout=None, grid=None) -> np.ndarray:
     if dim is None:
         return a
+    if layout is not None:
+        index = [slice(None)] * a.ndim
+        for d, b in enumerate(block_index(layout, rank, grid)):
+            if b is not None:
+                size = a.shape[d] // b[1]
+                index[d] = slice(b[0] * size, (b[0] + 1) * size)
+        return np.ascontiguousarray(a[tuple(index)])
     b = a.shape[dim] // n
     index = [slice(None)] * a.ndim
     index[dim] = slice(rank * b, (rank + 1) * b)
@@ -178,9 +263,14 @@ class ShardedDispatcher:
                  per_rank=(), params: dict | None = None):
         g, l = compiled.global_signatures[name], compiled.signatures[name]
         self.global_sig = g
-        self.dims = split_dims(g, l, n, name)
+        grid = getattr(compiled, "grid_shape", None)
+        self.grid = grid if grid is not None and len(grid) > 1 else None
+        layouts = getattr(compiled, "arg_layouts", {}).get(name) if self.grid else None
+        self.layouts = layouts or [None] * len(g.inputs)
+        self.dims = split_dims(g, l, n, name, layouts)
         for i in per_rank:
-            if self.dims[i] != 0:
+            if self.dims[i] != 0 or (self.grid and
+                                     list(self.layouts[i][0]) != list(range(len(self.grid)))):
                 raise ShardingError(f"{name}: argument {i}, fed per rank (full_batch=False), "
                                     f"is {list(l.inputs[i][0])} on a rank, not dim 0 of "
                                     f"{list(g.inputs[i][0])} cut in {n}")
@@ -213,12 +303,15 @@ class ShardedDispatcher:
             whole = self.global_sig.inputs[i][0]
             if tuple(arrays[i].shape) != tuple(whole):
                 continue
-            p.set_data(_block(arrays[i], self.dims[i], self.rank, self.n), slice_shape=True)
+            p.set_data(_block(arrays[i], self.dims[i], self.rank, self.n, self.layouts[i],
+                              self.grid), slice_shape=True)
             p._msmlir_global_shape = tuple(whole)
+            p._msmlir_layout = None if self.grid is None else (self.grid, self.layouts[i])
             arrays[i] = p.asnumpy()
 
     def __call__(self, arrays):
-        local = [_block(a, d, self.rank, self.n) for a, d in zip(arrays, self.feed)]
+        local = [_block(a, d, self.rank, self.n, lay, self.grid)
+                 for a, d, lay in zip(arrays, self.feed, self.layouts)]
         outs = self.inner(local)
         for r, a in self.writeback:
             np.copyto(arrays[a], outs[r])
@@ -395,6 +488,12 @@ def compile_lowered(parse, timings: dict, lowered=None) -> ShardedModule:
         for i in per_rank:
             args[i] = [n] + [1] * (len(sig.inputs[i][0]) - 1)
         for i, p in params.items():
+            if sliced(p) and getattr(p, "_msmlir_layout", None) is not None:
+                raise ShardingError(
+                    f"parameter {p.name!r} is kept sliced on the device mesh "
+                    f"{tuple(p._msmlir_layout[0])}: a graph compiled after the step that split "
+                    "it cannot take it yet on a multi-dimensional mesh (gather it with "
+                    "msmlir.parallel.gather_parameter and set_data first)")
             if sliced(p):
                 local, whole = tuple(p.shape), p._msmlir_global_shape
                 args[i] = [w // l_ for l_, w in zip(local, whole)]

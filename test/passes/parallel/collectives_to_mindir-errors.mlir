@@ -2,10 +2,10 @@
 
 module {
   shard.grid @g2(shape = 2x2)
-  func.func @subgrid(%x: tensor<3xf32>) -> tensor<6xf32> {
-    // expected-error @+1 {{'shard.all_gather': only collectives over a whole 1-D grid are supported}}
-    %0 = shard.all_gather %x on @g2 grid_axes = [1] gather_axis = 0 : tensor<3xf32> -> tensor<6xf32>
-    return %0 : tensor<6xf32>
+  func.func @axes_out_of_order(%x: tensor<3xf32>) -> tensor<12xf32> {
+    // expected-error @+1 {{'shard.all_gather': only collectives over grid axes in increasing order are supported}}
+    %0 = shard.all_gather %x on @g2 grid_axes = [1, 0] gather_axis = 0 : tensor<3xf32> -> tensor<12xf32>
+    return %0 : tensor<12xf32>
   }
 }
 

@@ -29,7 +29,7 @@ func.func @count_mismatch(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<4x
 
 func.func @bad_cut(%x: tensor<8x8xf32>) -> tensor<8x8xf32>
     attributes {mindir.device_num = 4 : i64} {
-  // expected-error @+1 {{cut 2 of dim 0 is neither 1 nor device_num (4); only 1-D device meshes are supported}}
+  // expected-error @+1 {{cut 2 of dim 0 is neither 1 nor device_num (4); it uses 2 of the 4 devices (repeated calculation is not supported}}
   %0 = mindir.exp %x {mindir.in_strategy = [array<i64: 2, 1>]} : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
@@ -38,7 +38,7 @@ func.func @bad_cut(%x: tensor<8x8xf32>) -> tensor<8x8xf32>
 
 func.func @two_split_dims(%x: tensor<8x8xf32>) -> tensor<8x8xf32>
     attributes {mindir.device_num = 2 : i64} {
-  // expected-error @+1 {{splits dims [0, 1] over 2 devices each: needs 4 devices}}
+  // expected-error @+1 {{splits dims [0, 1] with cuts [2, 2]: needs 4 devices, which does not divide device_num (2)}}
   %0 = mindir.exp %x {mindir.in_strategy = [array<i64: 2, 2>]} : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
