@@ -167,6 +167,36 @@ def _divisor(g, src):
     raise Unsupported("an average pooling of an unexpected form")
 
 
+def _plane_plan(fn, kernel, block, ret, ub, *, planes, cores, soc, model, dims):
+    """The plane tiling shared by the pooling planners: as many (N*C) planes
+    per tile as spread the tiles over every core and fit UB (`ub(tp)` bytes),
+    the core split, and the Plan of a one-output kernel over whole tensors.
+    Returns (plan, tiling data, planes per tile)."""
+    H, W, OH, OW, KH, KW, sh, sw = dims
+    budget = min(UB_BUDGET, model.ub)
+    if ub(1) > budget:
+        raise Unsupported(f"one {H}x{W} plane of the pooling does not fit UB")
+    tp = 1
+    while tp < -(-planes // cores) and ub(tp + 1) <= budget:
+        tp += 1
+    tiles = -(-planes // tp)
+    per = -(-tiles // min(cores, tiles))
+    tiling = {"planes": planes, "H": H, "W": W, "OH": OH, "OW": OW, "KH": KH, "KW": KW, "sh": sh, "sw": sw,
+              "tilePlanes": tp, "tileNum": tiles, "tilesPerCore": per, "blockDim": -(-tiles // per)}
+    args = list(block.arguments)
+    plan = Plan(kernel=kernel, func=ir.StringAttr(fn.attributes["sym_name"]).value, kind=kind_of(fn),
+                inputs=[(Value(f"in{i}", "full", "input", index=i), math.prod(ir.RankedTensorType(a.type).shape))
+                        for i, a in enumerate(args)],
+                outputs=[(Value("out0", "full", "output", index=0),
+                          math.prod(ir.RankedTensorType(ret.operands[0].type).shape))],
+                tiling=None, full_slots=0, row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[],
+                cols=[], soc=soc)
+    plan.shapes = {"in": [list(ir.RankedTensorType(a.type).shape) for a in args],
+                   "out": [list(ir.RankedTensorType(ret.operands[0].type).shape)]}
+    plan.ub_bytes = ub(tp)
+    return plan, tiling, tp
+
+
 def _plan_avg(fn, kernel, kind, *, soc, cores, model) -> Plan:
     """Average pooling (forward) and its gradient, padded or not, windows
     overlapping or not: one Gather per window position (forward) or per
@@ -267,32 +297,10 @@ def _plan_avg(fn, kernel, kind, *, soc, cores, model) -> Plan:
         if grad:        # dy queue (+ zero slot), dx queue, tables, g, counts
             return (2 * (cnt + 8) + 2 * inb + J * inb + inb + cnt) * F32
         return (2 * (inb + 8) + 2 * cnt + K * cnt + cnt + cnt + (0 if any(pads) else 2 * cnt)) * F32
-    budget = min(UB_BUDGET, model.ub)
-    if ub(1) > budget:
-        raise Unsupported(f"one {H}x{W} plane of the pooling does not fit UB")
-    tp = 1
-    while tp < -(-planes // cores) and ub(tp + 1) <= budget:
-        tp += 1
-    tiles = -(-planes // tp)
-    block_dim = min(cores, tiles)
-    per = -(-tiles // block_dim)
-    block_dim = -(-tiles // per)
-    tiling = {"planes": planes, "H": H, "W": W, "OH": OH, "OW": OW, "KH": KH, "KW": KW, "sh": sh, "sw": sw,
-              "pt": pads[0], "pl": pads[2], "an": an, "bn": bn,
-              "tilePlanes": tp, "tileNum": tiles, "tilesPerCore": per, "blockDim": block_dim}
-    func = ir.StringAttr(fn.attributes["sym_name"]).value
-    args = list(block.arguments)
-    plan = Plan(kernel=kernel, func=func, kind=kind_of(fn),
-                inputs=[(Value(f"in{i}", "full", "input", index=i), math.prod(ir.RankedTensorType(a.type).shape))
-                        for i, a in enumerate(args)],
-                outputs=[(Value("out0", "full", "output", index=0),
-                          math.prod(ir.RankedTensorType(ret.operands[0].type).shape))],
-                tiling=None, full_slots=0, row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[],
-                cols=[], soc=soc)
-    plan.shapes = {"in": [list(ir.RankedTensorType(a.type).shape) for a in args],
-                   "out": [list(ir.RankedTensorType(ret.operands[0].type).shape)]}
-    plan.ub_bytes = ub(tp)
-    plan.pool = {"kind": kind, "tiling": tiling, "tiles": tiles, "tile": f"{tp}x{H}x{W}", "x": ins[0],
+    plan, tiling, tp = _plane_plan(fn, kernel, block, ret, ub, planes=planes, cores=cores, soc=soc,
+                                   model=model, dims=(H, W, OH, OW, KH, KW, sh, sw))
+    tiling.update({"pt": pads[0], "pl": pads[2], "an": an, "bn": bn})
+    plan.pool = {"kind": kind, "tiling": tiling, "tiles": tiling["tileNum"], "tile": f"{tp}x{H}x{W}", "x": ins[0],
                  "dy": ins[0] if grad else None, "div": div, "pads": pads}
     return plan
 
@@ -384,32 +392,11 @@ def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> 
         if not general:                      # scratch of the vector-built tables
             b += 2 * cnt * F32
         return b
-    if ub(1) > min(UB_BUDGET, model.ub):
-        raise Unsupported(f"one {H}x{W} plane of the pooling does not fit UB")
-    tp = 1                          # as many planes as spread the tiles over every core and fit UB
-    while tp < -(-planes // cores) and ub(tp + 1) <= min(UB_BUDGET, model.ub):
-        tp += 1
-    tiles = -(-planes // tp)
-    block_dim = min(cores, tiles)
-    per = -(-tiles // block_dim)
-    block_dim = -(-tiles // per)
-    tiling = {"planes": planes, "H": H, "W": W, "OH": OH, "OW": OW, "KH": KH, "KW": KW, "sh": sh, "sw": sw,
-              "tilePlanes": tp, "tileNum": tiles, "tilesPerCore": per, "blockDim": block_dim}
-    func = ir.StringAttr(fn.attributes["sym_name"]).value
-    args = list(block.arguments)
-    plan = Plan(kernel=kernel, func=func, kind=kind_of(fn),
-                inputs=[(Value(f"in{i}", "full", "input", index=i), math.prod(ir.RankedTensorType(a.type).shape))
-                        for i, a in enumerate(args)],
-                outputs=[(Value("out0", "full", "output", index=0),
-                          math.prod(ir.RankedTensorType(ret.operands[0].type).shape))],
-                tiling=None, full_slots=0, row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[],
-                cols=[], soc=soc)
-    plan.shapes = {"in": [list(ir.RankedTensorType(a.type).shape) for a in args],
-                   "out": [list(ir.RankedTensorType(ret.operands[0].type).shape)]}
-    plan.ub_bytes = ub(tp)
+    plan, tiling, tp = _plane_plan(fn, kernel, block, ret, ub, planes=planes, cores=cores, soc=soc,
+                                   model=model, dims=(H, W, OH, OW, KH, KW, sh, sw))
     if general:
         tiling.update({"pt": pads[0], "pl": pads[2], "an": an, "bn": bn})
-    plan.pool = {"kind": kind, "tiling": tiling, "tiles": tiles, "tile": f"{tp}x{H}x{W}", "x": xi,
+    plan.pool = {"kind": kind, "tiling": tiling, "tiles": tiling["tileNum"], "tile": f"{tp}x{H}x{W}", "x": xi,
                  "dy": ins[1] if kind == "max_grad" else None, "general": general, "pads": pads}
     return plan
 
