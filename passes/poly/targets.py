@@ -22,6 +22,7 @@ memory promotion (promote.py) allocates buffers in:
 """
 from __future__ import annotations
 
+import functools
 import glob
 import os
 from dataclasses import dataclass, fields, replace
@@ -35,14 +36,21 @@ def _parse_size(text: str) -> int:
     return int(text.rstrip("KMG")) * mult
 
 
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+@functools.lru_cache(maxsize=None)
 def host_caches() -> tuple[int, int, int]:
-    """(L1 data, L2, L3) bytes of cpu0 from sysfs; (32 KiB, 1 MiB, 8 MiB) where unreadable."""
+    """(L1 data, L2, L3) bytes of cpu0 from sysfs; (32 KiB, 1 MiB, 8 MiB) where
+    unreadable. Read once per process (every CPU compile asks)."""
     out = {1: 32 * KiB, 2: 1024 * KiB, 3: 8 * 1024 * KiB}
     for d in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
         try:
-            level = int(open(os.path.join(d, "level")).read())
-            kind = open(os.path.join(d, "type")).read().strip()
-            size = _parse_size(open(os.path.join(d, "size")).read())
+            level = int(_read(os.path.join(d, "level")))
+            kind = _read(os.path.join(d, "type")).strip()
+            size = _parse_size(_read(os.path.join(d, "size")))
         except (OSError, ValueError):
             continue
         if level == 1 and kind not in ("Data", "Unified"):
@@ -52,14 +60,17 @@ def host_caches() -> tuple[int, int, int]:
     return out[1], out[2], out[3]
 
 
+@functools.lru_cache(maxsize=None)
 def host_vector_bytes() -> int:
-    """Widest SIMD register of the host: 64 (AVX-512), 32 (AVX/AVX2), 16 otherwise."""
+    """Widest SIMD register of the host: 64 (AVX-512), 32 (AVX/AVX2), 16 otherwise
+    (read once per process)."""
     try:
         flags = set()
-        for line in open("/proc/cpuinfo"):
-            if line.startswith(("flags", "Features")):
-                flags = set(line.split(":", 1)[1].split())
-                break
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("flags", "Features")):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
     except OSError:
         return 16
     if "avx512f" in flags:
