@@ -439,6 +439,17 @@ def vector_tables(tab: str, tmp: str, q: str, pads_zero: bool = True) -> list[st
 VECTOR_TABLE_OPS = 14          # vector instructions of vector_tables before the per-table pair
 
 
+# The end of Init and the tile loop of both pooling kernels: a tile is
+# `tilePlanes` (N*C) planes, the last one shorter.
+_PROCESS_TILES = ["    BuildTables();", "  }", "",
+                  "  __aicore__ inline void Process() {",
+                  "    for (uint32_t t = tileBegin; t < tileEnd; ++t) {",
+                  "      plane0 = t * tilePlanes;",
+                  "      n = planes - plane0 < tilePlanes ? planes - plane0 : tilePlanes;",
+                  "      CopyIn();", "      Compute();", "      CopyOut();", "    }", "  }", "",
+                  " private:"]
+
+
 def pool_source(plan: Plan, bug: str = "") -> str:
     p = plan.pool
     if p["kind"] in ("avg", "avg_grad", "max_padded"):
@@ -499,13 +510,7 @@ def pool_source(plan: Plan, bug: str = "") -> str:
               "    Duplicate(zerosBuf.Get<float>(), 0.0f, cnt);"]
     else:
         L += ["    pipe.InitBuffer(yQue, BUFFER_NUM, cnt * sizeof(float));"]
-    L += ["    BuildTables();", "  }", "",
-          "  __aicore__ inline void Process() {",
-          "    for (uint32_t t = tileBegin; t < tileEnd; ++t) {",
-          "      plane0 = t * tilePlanes;",
-          "      n = planes - plane0 < tilePlanes ? planes - plane0 : tilePlanes;",
-          "      CopyIn();", "      Compute();", "      CopyOut();", "    }", "  }", "",
-          " private:",
+    L += _PROCESS_TILES + [
           "  // byte offsets: table k, element (p, oh, ow) -> x[p, oh * sh + kh, ow * sw + kw] in the UB tile"]
     if gen:
         L += ["  // (padded: x[p, oh * sh + kh - pt, ow * sw + kw - pl], the -inf slot outside the planes)",
@@ -683,13 +688,7 @@ def avg_source(plan: Plan, bug: str = "") -> str:
     vt = not grad and not any(pads)          # forward tables built by the vector unit
     if vt:
         L += ["    pipe.InitBuffer(tmpBuf, 2 * cnt * sizeof(float));  // building the tables"]
-    L += ["    BuildTables();", "  }", "",
-          "  __aicore__ inline void Process() {",
-          "    for (uint32_t t = tileBegin; t < tileEnd; ++t) {",
-          "      plane0 = t * tilePlanes;",
-          "      n = planes - plane0 < tilePlanes ? planes - plane0 : tilePlanes;",
-          "      CopyIn();", "      Compute();", "      CopyOut();", "    }", "  }", "",
-          " private:",
+    L += _PROCESS_TILES + [
           "  __aicore__ inline void BuildTables() {",
           "    LocalTensor<uint32_t> tab = tableBuf.Get<uint32_t>();"]
     if grad:
