@@ -109,7 +109,7 @@ from . import mma
 from .loops import (  # noqa: F401 (re-exported: the mapping's limits and helpers)
     MAX_THREADS, MAX_GRID_YZ, MAX_BLOCK_Z, MIN_BLOCKS, WARP, _THREAD_IDS, _PHASES,
     _SHARED, _LOCAL, _and, _block_grid, _clone, _const, _coords, _groups,
-    _guarded, _index, _new_parallel, _thread_loop, _walk)
+    _guarded, _index, _new_parallel, _thread_loop, _tile_element, _walk)
 
 KERNEL_ATTR = "mskernel.kind"
 _TAG = "msmlir.gpu_interchange"
@@ -672,15 +672,7 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
                         s0 = m0 if dim == dm else n0
                         total = TK * TS
                         for r in range(-(-total // T)):
-                            e = arith.AddIOp(t, _index(r * T)).result
-                            if kf:
-                                kk, ss = arith.RemUIOp(e, _index(TK)).result, \
-                                    arith.DivUIOp(e, _index(TK)).result
-                            else:
-                                ss, kk = arith.RemUIOp(e, _index(TS)).result, \
-                                    arith.DivUIOp(e, _index(TS)).result
-                            gi = arith.AddIOp(s0, ss).result
-                            gk = arith.AddIOp(k0, kk).result
+                            e, ss, kk, gi, gk = _tile_element(t, r, T, TK, TS, kf, s0, k0)
                             conds = []
                             if total % T and (r + 1) * T > total:
                                 conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, e,

@@ -159,3 +159,16 @@ def _and(conds: list[ir.Value]) -> ir.Value | None:
 
 WARP = 32
 
+
+def _tile_element(t: ir.Value, r: int, T: int, TK: int, TS: int, k_fast: bool,
+                  s0: ir.Value, k0: ir.Value):
+    """Element `t + r*T` of a cooperative [TS, TK] tile load (T threads, a
+    stride of T between a thread's elements): (element, tile row ss, tile k
+    kk, global row s0 + ss, global k k0 + kk). `k_fast`: consecutive threads
+    walk k, the operand's innermost (contiguous) dim, for coalesced reads."""
+    e = arith.AddIOp(t, _index(r * T)).result
+    if k_fast:
+        kk, ss = arith.RemUIOp(e, _index(TK)).result, arith.DivUIOp(e, _index(TK)).result
+    else:
+        ss, kk = arith.RemUIOp(e, _index(TS)).result, arith.DivUIOp(e, _index(TS)).result
+    return e, ss, kk, arith.AddIOp(s0, ss).result, arith.AddIOp(k0, kk).result

@@ -235,15 +235,7 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                         s0 = m0 if dim == dm else n0
                         total = TK * TS
                         for r in range(-(-total // T)):
-                            e = arith.AddIOp(t, _i(r * T)).result
-                            if kf:      # consecutive threads along the global innermost dim
-                                kk, ss = arith.RemUIOp(e, _i(TK)).result, \
-                                    arith.DivUIOp(e, _i(TK)).result
-                            else:
-                                ss, kk = arith.RemUIOp(e, _i(TS)).result, \
-                                    arith.DivUIOp(e, _i(TS)).result
-                            gi = arith.AddIOp(s0, ss).result
-                            gk = arith.AddIOp(k0, kk).result
+                            e, ss, kk, gi, gk = base._tile_element(t, r, T, TK, TS, kf, s0, k0)
                             conds = []
                             if S % TS:
                                 conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gi,
