@@ -39,7 +39,7 @@ import math
 
 from mlir import ir
 
-from .plan import F32, Plan, Unsupported, Value, align_up, camel, kind_of
+from .plan import F32, Plan, Unsupported, Value, align_up, camel, erase_dead_ops, kind_of
 
 UB_TILE_BYTES = 64 * 1024          # one buffer of a copy queue (x2: double buffering)
 ZERO_ROWS_BYTES = 16 * 1024        # the zeros a padded im2col copies from
@@ -463,13 +463,7 @@ def _epilogue(fn: ir.Operation, root: ir.Value, scratch: ir.Module) -> ir.Operat
         cop = [o.operation for o in block.operations][idx]
         arg = block.add_argument(cop.results[res].type, ir.Location.unknown())
         cop.results[res].replace_all_uses_with(arg)
-        changed = True
-        while changed:
-            changed = False
-            for op in reversed([o.operation for o in block.operations][:-1]):
-                if all(len(list(r.uses)) == 0 for r in op.results):
-                    op.erase()
-                    changed = True
+        erase_dead_ops(block)
         ins = [a.type for a in block.arguments]
         outs = list(ir.FunctionType(ir.TypeAttr(clone.attributes["function_type"]).value).results)
         clone.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, outs))

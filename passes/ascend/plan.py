@@ -407,3 +407,16 @@ def kind_of(fn) -> str:
         return "opaque"
     t = str(fn.attributes["mskernel.kind"])
     return t[t.index("<") + 1:t.rindex(">")]
+
+
+def erase_dead_ops(block) -> None:
+    """Erases the ops of `block` (its terminator kept) whose results have no
+    uses, until none is left: what remains of a kernel body after one of its
+    values became a block argument (conv.py, split.py cut kernels in two)."""
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed([o.operation for o in block.operations][:-1]):
+            if all(len(list(r.uses)) == 0 for r in op.results):
+                op.erase()
+                changed = True

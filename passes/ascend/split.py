@@ -22,7 +22,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith
 
-from .plan import Plan, Unsupported, Value, kind_of
+from .plan import Plan, Unsupported, Value, erase_dead_ops, kind_of
 
 
 def _op(v):
@@ -61,16 +61,6 @@ def _split_sum(fn):
 
 def applies(fn) -> bool:
     return _split_sum(fn) is not None
-
-
-def _dce(block):
-    changed = True
-    while changed:
-        changed = False
-        for op in reversed([o.operation for o in block.operations][:-1]):
-            if all(len(list(r.uses)) == 0 for r in op.results):
-                op.erase()
-                changed = True
 
 
 def _set_type(clone, block):
@@ -124,7 +114,7 @@ def plan_split(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan
             from mlir.dialects import func as func_d
             func_d.ReturnOp([old_ret.operands[k] for k in early] + [partial])
         old_ret.erase()
-        _dce(blk)
+        erase_dead_ops(blk)
         _set_type(p1, blk)
         # part 2: the sum over the outer dims of partial, then the late results
         p2 = fn.clone(ip=ir.InsertionPoint(scratch.body))
@@ -138,7 +128,7 @@ def plan_split(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan
         with ir.InsertionPoint(old_ret):
             func_d.ReturnOp([old_ret.operands[k] for k in late])
         old_ret.erase()
-        _dce(blk2)
+        erase_dead_ops(blk2)
         _set_type(p2, blk2)
         v1 = build_vector(p1, f"{kernel}_rows")
         v2 = build_vector(p2, f"{kernel}_cols")
