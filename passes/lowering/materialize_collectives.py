@@ -32,6 +32,25 @@ global @msmlir_mpi_group_g0 to (runtime/mpi.py):
       return
     }
 
+all_gather, reduce_scatter and broadcast have no op in the pinned `mpi`
+dialect (MLIR 22: allreduce, send/recv, barrier), so their helpers call the
+MPI functions directly, on the same communicator (the world's or the
+group's cell), with the datatype and op handles the `mpi` lowering uses:
+
+    func.func private @msmlir_mpi_allgather_12xf32(%s: memref<12xf32>, %r: memref<24xf32>) {
+      %c = llvm.mlir.addressof @ompi_mpi_comm_world : !llvm.ptr   (a group: its cell, loaded)
+      %sp = memref.extract_aligned_pointer_as_index %s ... -> !llvm.ptr   (likewise %rp)
+      %t = llvm.mlir.addressof @ompi_mpi_float : !llvm.ptr
+      %n = llvm.mlir.constant(12 : i32) : i32
+      %e = llvm.call @MPI_Allgather(%sp, %n, %t, %rp, %n, %t, %c) : (...) -> i32
+      return
+    }
+
+MPI_Reduce_scatter_block(%sp, %rp, count of r, type, op, comm) likewise;
+broadcast copies s into r (memref.copy) and calls MPI_Bcast(%rp, count,
+type, root, comm). The return codes are not checked, as the `mpi` dialect's
+calls are not: OpenMPI's default error handler aborts the job on an error.
+
 Why not `mpi.comm_split`: MLIR 22 lowers its result as an i32, which
 truncates OpenMPI's pointer communicators (docs/known-issues.md §10), and
 it would split once per call. The pinned lowering represents !mpi.comm as
@@ -81,16 +100,154 @@ def _communicator(module: ir.Operation, f: func.FuncOp) -> ir.Value:
                                operands=[handle]).result
 
 
+# OpenMPI's predefined handles: the struct types the pinned `mpi` lowering
+# declares them with (reused when it declares them again)
+_DATATYPES = {"f32": "ompi_mpi_float", "f64": "ompi_mpi_double", "i32": "ompi_mpi_int32_t",
+              "i64": "ompi_mpi_int64_t"}
+_STRUCTS = {"comm": "ompi_communicator_t", "type": "ompi_predefined_datatype_t",
+            "op": "ompi_predefined_op_t"}
+_SIGNATURES = {
+    "MPI_Allgather": "!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr",
+    "MPI_Reduce_scatter_block": "!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr",
+    "MPI_Bcast": "!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr"}
+
+
+def _symbols(module: ir.Operation) -> set:
+    return {ir.StringAttr(op.attributes["sym_name"]).value
+            for op in module.regions[0].blocks[0].operations if "sym_name" in op.attributes}
+
+
+def _declare(module: ir.Operation, name: str, text: str) -> None:
+    if name not in _symbols(module):
+        ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]).insert(
+            ir.Operation.parse(text, context=module.context))
+
+
+def _handle(module: ir.Operation, name: str, kind: str) -> ir.Value:
+    """The address of OpenMPI's predefined object `name` (a datatype, op or
+    MPI_COMM_WORLD), declared as an external global once."""
+    _declare(module, name, f'llvm.mlir.global external @{name}() {{addr_space = 0 : i32}} : '
+                           f'!llvm.struct<"{_STRUCTS[kind]}", opaque>')
+    return ir.Operation.create("llvm.mlir.addressof", results=[ir.Type.parse("!llvm.ptr")],
+                               attributes={"global_name": ir.FlatSymbolRefAttr.get(name)}).result
+
+
+def _comm_pointer(module: ir.Operation, f: func.FuncOp) -> ir.Value:
+    """The helper's MPI_Comm as a pointer: MPI_COMM_WORLD's address, or the
+    group's communicator loaded from its cell."""
+    ptr = ir.Type.parse("!llvm.ptr")
+    if GROUP_ATTR not in f.attributes:
+        return _handle(module, "ompi_mpi_comm_world", "comm")
+    name = _group_global(module, ir.StringAttr(f.attributes[GROUP_ATTR]).value)
+    addr = ir.Operation.create("llvm.mlir.addressof", results=[ptr],
+                               attributes={"global_name": ir.FlatSymbolRefAttr.get(name)}).result
+    handle = ir.Operation.create("llvm.load", results=[ir.IntegerType.get_signless(64)],
+                                 operands=[addr]).result
+    return ir.Operation.create("llvm.inttoptr", results=[ptr], operands=[handle]).result
+
+
+def _data_pointer(buffer: ir.Value) -> ir.Value:
+    """A 1-D buffer's first element as !llvm.ptr (aligned pointer + offset)."""
+    from mlir.dialects import arith, memref
+    index = ir.IndexType.get()
+    t = ir.MemRefType(buffer.type)
+    i = memref.extract_aligned_pointer_as_index(buffer)
+    meta = memref.ExtractStridedMetadataOp(buffer)
+    width = arith.constant(index, max(t.element_type.width, 8) // 8)
+    i = arith.addi(i, arith.muli(meta.offset, width))
+    i64 = arith.index_cast(ir.IntegerType.get_signless(64), i)
+    return ir.Operation.create("llvm.inttoptr", results=[ir.Type.parse("!llvm.ptr")],
+                               operands=[i64]).result
+
+
+def _i32(v: int) -> ir.Value:
+    i32 = ir.IntegerType.get_signless(32)
+    return ir.Operation.create("llvm.mlir.constant", results=[i32],
+                               attributes={"value": ir.IntegerAttr.get(i32, v)}).result
+
+
+def _call_mpi(module: ir.Operation, name: str, operands: list) -> None:
+    _declare(module, name, f"llvm.func @{name}({_SIGNATURES[name]}) -> i32")
+    ir.Operation.create("llvm.call", results=[ir.IntegerType.get_signless(32)], operands=operands,
+                        attributes={"callee": ir.FlatSymbolRefAttr.get(name),
+                                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
+                                        [len(operands), 0]),
+                                    "op_bundle_sizes": ir.DenseI32ArrayAttr.get([])})
+
+
+def _direct(module: ir.Operation, f: func.FuncOp, kind: str, block: ir.Block) -> None:
+    """The body of an allgather / reduce_scatter_<op> / bcast_<root> helper (s, r)."""
+    from mlir.dialects import memref
+    s, r = block.arguments[0], block.arguments[1]
+    st, rt = ir.MemRefType(s.type), ir.MemRefType(r.type)
+    et = str(st.element_type)
+    if et not in _DATATYPES:
+        f.operation.location.emit_error(f"MPI helper {kind}: element type {et} has no MPI "
+                                        f"datatype here (only {', '.join(_DATATYPES)})")
+        raise PassFailure()
+    comm = _comm_pointer(module, f)
+    dtype = _handle(module, _DATATYPES[et], "type")
+    if kind == "allgather":
+        n = _i32(st.shape[0])
+        _call_mpi(module, "MPI_Allgather",
+                  [_data_pointer(s), n, dtype, _data_pointer(r), n, dtype, comm])
+    elif kind.startswith("reduce_scatter_"):
+        how = kind.removeprefix("reduce_scatter_")
+        op = _handle(module, f"ompi_mpi_op_{how}", "op")
+        _call_mpi(module, "MPI_Reduce_scatter_block",
+                  [_data_pointer(s), _data_pointer(r), _i32(rt.shape[0]), dtype, op, comm])
+    else:
+        root = int(kind.removeprefix("bcast_"))
+        memref.copy(s, r)
+        _call_mpi(module, "MPI_Bcast", [_data_pointer(r), _i32(rt.shape[0]), dtype, _i32(root),
+                                        comm])
+    func.ReturnOp([])
+
+
+def _known(kind: str) -> bool:
+    if kind in ("rank", "allgather"):
+        return True
+    for prefix in ("allreduce_", "reduce_scatter_"):
+        if kind.startswith(prefix):
+            return kind.removeprefix(prefix) in _MPI_OP
+    return kind.startswith("bcast_") and kind.removeprefix("bcast_").isdigit()
+
+
+def _signature_ok(f: func.FuncOp, kind: str) -> bool:
+    """rank: () -> i32; the others: two static 1-D memrefs of one element type -> ()."""
+    t = f.type
+    if kind == "rank":
+        return not t.inputs and len(t.results) == 1 and str(t.results[0]) == "i32"
+    if len(t.inputs) != 2 or t.results:
+        return False
+    ms = [ir.MemRefType(a) if isinstance(a, ir.MemRefType) else None for a in t.inputs]
+    return all(m is not None and m.rank == 1 and m.has_static_shape for m in ms) and \
+        ms[0].element_type == ms[1].element_type
+
+
 def _define(module: ir.Operation, f: func.FuncOp, kind: str) -> None:
     i32 = ir.IntegerType.get_signless(32)
     loc = f.operation.location
+    if not _known(kind):
+        loc.emit_error(f"{MPI_ATTR} = {kind!r}: not an MPI helper kind (rank, allreduce_<op>, "
+                       "allgather, reduce_scatter_<op>, bcast_<root>; op: "
+                       f"{', '.join(_MPI_OP)})")
+        raise PassFailure()
+    if not _signature_ok(f, kind):
+        loc.emit_error(f"MPI helper {kind}: expected the signature "
+                       f"{'() -> i32' if kind == 'rank' else '(memref<NxT>, memref<MxT>) -> ()'}, "
+                       f"got {f.type}")
+        raise PassFailure()
     block = f.add_entry_block([loc] * len(f.type.inputs))
     with ir.InsertionPoint(block), loc:
-        comm = _communicator(module, f)
         if kind == "rank":
+            comm = _communicator(module, f)
             r = ir.Operation.create("mpi.comm_rank", results=[i32], operands=[comm]).result
             func.ReturnOp([r])
+        elif not kind.startswith("allreduce_"):
+            _direct(module, f, kind, block)
         else:
+            comm = _communicator(module, f)
             how = kind.removeprefix("allreduce_")
             ir.Operation.create("mpi.allreduce",
                                 operands=[block.arguments[0], block.arguments[1], comm],

@@ -11,8 +11,8 @@ so the pipeline would go on and the Python bindings abort on the unhandled
 error (docs/known-issues.md §12). This pass lowers them first:
 
   all_gather  -> `mindir.all_gather` (msmlir's collective: the ranks' tensors
-                 concatenated along dim 0, an MPI_Allreduce of zero-padded
-                 slices, passes/lowering/mindir_to_linalg/collectives.py); a
+                 concatenated along dim 0, one MPI_Allgather,
+                 passes/lowering/mindir_to_linalg/collectives.py); a
                  gather along another axis is transposed to dim 0 and back
   all_slice   -> `tensor.extract_slice` of this rank's block, the rank from
                  `shard.process_multi_index` (lowered by convert-shard-to-mpi)

@@ -34,16 +34,22 @@ its in_strategy's cuts over its iteration space (MatMul: (i, k, j), batch
 dims first for BatchMatMul, the contracted dim's cuts equal; an elementwise
 op: its operands aligned right; another op: each operand's own cuts), a
 tensor's (argument, result, hint, out_strategy) its cuts. The product of a
-device matrix's cuts must equal device_num (or be 1: replicated; repeated
-calculation is not supported). The mesh is the cut shape (cuts > 1, in
-order) of the matrices that cut several dims, which must all agree; 1-D
-(device_num) when none does. A matrix's cuts > 1 take the mesh axes in
-order; a lone cut of device_num takes every axis. E.g. 4 ranks, MatMul
-((2, 1), (1, 2)) -> (2, 1, 2) and ((2, 2), (2, 1)) -> (2, 2, 1): a 2x2 mesh,
-the batch on axis 0, the hidden dim on axis 1. Bad strategies (wrong number of tuples or of cuts,
-a cut that does not divide its dim, other cuts) are errors at the op's (or
-function's) location. The module also gets the `dlti.map` naming the MPI ABI
-(OpenMPI) that convert-shard-to-mpi needs.
+device matrix's cuts must divide device_num; when it is smaller, the
+devices of each block compute it alike (MindSpore's repeated calculation).
+The matrices that use every device and cut several dims fix the mesh's
+shape (they must all agree); every matrix's cuts > 1 must then be products
+of consecutive leading mesh axes (see mesh_of: the running products of all
+cuts form one chain of divisors of device_num), and the axes after a
+matrix's last cut repeat it (MindSpore puts the repeated devices last in
+the device matrix). E.g. 4 ranks, MatMul ((2, 1), (1, 2)) -> (2, 1, 2) and
+((2, 2), (2, 1)) -> (2, 2, 1): a 2x2 mesh, the batch on axis 0, the hidden
+dim on axis 1; MatMul ((2, 1), (1, 1)) alone -> the 2x2 mesh too, its rows
+on axis 0 (the first half on ranks 0 and 1, the second on ranks 2 and 3);
+a lone cut of device_num takes every axis. Bad strategies (wrong number of
+tuples or of cuts, a cut that does not divide its dim or device_num, cuts
+that do not nest) are errors at the op's (or function's) location. The
+module also gets the `dlti.map` naming the MPI ABI (OpenMPI) that
+convert-shard-to-mpi needs.
 """
 from __future__ import annotations
 
@@ -90,63 +96,88 @@ class Mesh:
         self.n = n
         self.shape = list(shape) if shape else [n]
 
+    def boundaries(self) -> list[int]:
+        """The products of the mesh's leading axes: s0, s0 s1, ..., n."""
+        out, p = [], 1
+        for s in self.shape:
+            p *= s
+            out.append(p)
+        return out
+
+    def fits(self, cuts: list[int]) -> bool:
+        """Whether a device matrix's cuts > 1, in order, are products of
+        consecutive leading axes of the mesh (what `axes` maps)."""
+        return set(_products(cuts)) <= set(self.boundaries())
+
     def axes(self, cuts: list[int]) -> list[list[int]]:
-        """Mesh axes of each entry of a device matrix `cuts` (checked by
-        device_matrix_check): its cuts > 1 take the mesh axes in order, or a
-        lone cut of device_num takes them all."""
-        big = [c for c in cuts if c > 1]
-        out, k = [], 0
+        """Mesh axes of each entry of a device matrix `cuts` (which `fits`):
+        its cuts > 1, in order, take consecutive leading axes whose sizes
+        multiply to the cut (a cut of device_num: every axis); the axes after
+        them repeat the calculation (MindSpore's repeated-calculation devices,
+        which it puts last in the device matrix)."""
+        bounds = [1] + self.boundaries()
+        out, before = [], 1
         for c in cuts:
             if c == 1:
                 out.append([])
-            elif big == self.shape:
-                out.append([k])
-                k += 1
-            else:                               # one cut of n: every axis
-                out.append(list(range(len(self.shape))))
+                continue
+            after = before * c
+            out.append([a for a in range(len(self.shape))
+                        if bounds[a] >= before and bounds[a + 1] <= after])
+            before = after
         return out
 
 
+def _products(cuts: list[int]) -> list[int]:
+    """The running products of a device matrix's cuts > 1."""
+    out, p = [], 1
+    for c in cuts:
+        if c > 1:
+            p *= c
+            out.append(p)
+    return out
+
+
 def device_matrix_check(cuts: list[int], n: int, what: str) -> None:
-    """A device matrix (an op's or a tensor's cuts) must use all n devices:
-    the product of its cuts equals device_num (MindSpore infers the device
-    matrix from the strategies; a smaller product, repeated calculation, is
-    not supported), or be all ones (replicated)."""
+    """A device matrix (an op's or a tensor's cuts) uses p = the product of
+    its cuts devices, which must divide device_num n: with p < n, the n / p
+    devices of each block repeat the calculation (MindSpore's repeated
+    calculation); all ones is replicated."""
     split = [d for d, c in enumerate(cuts) if c > 1]
-    if not split:
-        return
     prod = 1
     for d in split:
         prod *= cuts[d]
-    if prod == n:
+    if not split or n % prod == 0:
         return
     if len(split) == 1:
         d = split[0]
-        tail = "" if n % prod else (
-            f"; it uses {prod} of the {n} devices (repeated calculation is not supported: "
-            "the product of the cuts must equal device_num)")
-        raise StrategyError(f"strategy {tuple(cuts)} of {what}: cut {cuts[d]} of dim {d} is "
-                            f"neither 1 nor device_num ({n}){tail}")
-    if n % prod:
-        raise StrategyError(f"strategy {tuple(cuts)} of {what} splits dims {split} with cuts "
-                            f"{[cuts[d] for d in split]}: needs {prod} devices, which does not "
-                            f"divide device_num ({n})")
+        raise StrategyError(f"strategy {tuple(cuts)} of {what}: cut {cuts[d]} of dim {d} does "
+                            f"not divide device_num ({n})")
     raise StrategyError(f"strategy {tuple(cuts)} of {what} splits dims {split} with cuts "
-                        f"{[cuts[d] for d in split]}: uses {prod} of the {n} devices (repeated "
-                        "calculation is not supported: the product of the cuts must equal "
-                        "device_num)")
+                        f"{[cuts[d] for d in split]}: needs {prod} devices, which does not "
+                        f"divide device_num ({n})")
 
 
 def mesh_of(matrices: list[tuple[list[int], str]], n: int) -> Mesh:
-    """The one mesh of a function's device matrices [(cuts, what)]: the cut
-    shape (cuts > 1, in order) of those that cut several dims, which must all
-    agree; a matrix with one cut of device_num fits any mesh (that dim over
-    every axis); 1-D (n) if none cuts several dims."""
+    """The one mesh of a function's device matrices [(cuts, what)].
+
+    The matrices that use all n devices and cut several dims fix it (their
+    cut shapes, cuts > 1 in order, must all agree). Every matrix's cuts > 1
+    must then be products of consecutive leading mesh axes: the running
+    products of all matrices' cuts (and of the fixed shape) must form one
+    chain b1 | b2 | ... | n, and the mesh is (b1, b2 / b1, ..., n / bk). E.g.
+    4 ranks with MatMul ((2, 1), (1, 1)) (2 devices, each block computed
+    twice) and a cut of 4 elsewhere: the mesh 2x2, the cut of 2 on axis 0,
+    the cut of 4 on both axes; a 2x2 data x model mesh with an op cut 2:
+    the op's cut on axis 0, axis 1 repeats it."""
     shape, first = None, None
     for cuts, what in matrices:
         device_matrix_check(cuts, n, what)
         big = [c for c in cuts if c > 1]
-        if len(big) < 2:
+        prod = 1
+        for c in big:
+            prod *= c
+        if len(big) < 2 or prod != n:
             continue
         if shape is None:
             shape, first = big, (cuts, what)
@@ -155,7 +186,25 @@ def mesh_of(matrices: list[tuple[list[int], str]], n: int) -> Mesh:
                 f"strategy {tuple(cuts)} of {what} implies the device matrix {tuple(big)}, but "
                 f"strategy {tuple(first[0])} of {first[1]} implies {tuple(shape)}: all "
                 "strategies must cut the same multi-dimensional mesh (its axes in the same order)")
-    return Mesh(n, shape)
+    chain: dict[int, tuple] = {n: None}
+    if shape is not None:
+        chain.update({b: (first[0], first[1]) for b in _products(shape)})
+    for cuts, what in matrices:
+        for b in _products(cuts):
+            if b in chain:
+                continue
+            bad = next(((c, o) for c, o in chain.items() if c % b and b % c), None)
+            if bad is not None:
+                other = "" if bad[1] is None else \
+                    f" (strategy {tuple(bad[1][0])} of {bad[1][1]} uses {bad[0]})"
+                raise StrategyError(
+                    f"strategy {tuple(cuts)} of {what} uses {b} devices for its leading cuts, "
+                    f"which does not nest with {bad[0]}{other}: every strategy's cuts must be "
+                    "leading axes of one device mesh (their device counts dividing each other)")
+            chain[b] = (cuts, what)
+    bounds = sorted(chain)
+    mesh = [bounds[0]] + [b // a for a, b in zip(bounds, bounds[1:])]
+    return Mesh(n, mesh)
 
 
 def split_axes(strategy: list[int], t: ir.Type, mesh, what: str,
@@ -179,12 +228,11 @@ def split_axes(strategy: list[int], t: ir.Type, mesh, what: str,
     if matrix is None:
         matrix, positions = list(strategy), list(range(len(strategy)))
         device_matrix_check(matrix, mesh.n, what)
+    if not mesh.fits(matrix):
         big = [c for c in matrix if c > 1]
-        if big and big != mesh.shape and big != [mesh.n]:
-            raise StrategyError(
-                f"strategy {tuple(strategy)} of {what} cuts {tuple(big)}, but the device mesh "
-                f"is {tuple(mesh.shape)}: a tensor's cuts must be the mesh's shape (or one cut "
-                "of device_num)")
+        raise StrategyError(
+            f"strategy {tuple(strategy)} of {what} cuts {tuple(big)}, but the device mesh "
+            f"is {tuple(mesh.shape)}: the cuts must be products of its leading axes")
     by_position = mesh.axes(matrix)
     axes: list[list[int]] = []
     for d, (c, size) in enumerate(zip(strategy, shape)):

@@ -1,8 +1,7 @@
 """Lowering of the mindir collectives to calls of MPI helper functions.
 
-Every rank runs the same program on MPI_COMM_WORLD. The one MPI collective
-the upstream `mpi` dialect has is MPI_Allreduce, and all four ops are built
-on it:
+Every rank runs the same program on MPI_COMM_WORLD (or a group's
+communicator, below). Each op becomes one call of a helper on 1-D buffers:
 
     %y = mindir.all_reduce %x {op = #mindir.reduce_op<sum>} : tensor<4xf32>
 becomes
@@ -12,15 +11,22 @@ becomes
     %y  = bufferization.to_tensor %yb restrict writable : memref<4xf32> to tensor<4xf32>
 
 with the helper declared (bodiless, `msmlir.mpi = "allreduce_sum"`) until
-msmlir-materialize-collectives gives it its `mpi` dialect body after
-bufferization (the buffer deallocation passes reject the `mpi` ops, which
-declare no memory effects). all_gather puts x at rank r's slice of a zero
-tensor and sums over the ranks; reduce_scatter reduces the whole tensor and
-keeps rank r's slice; broadcast sums x on the root and zeros elsewhere
-(exact: x + 0 = x; they move more bytes than MPI_Allgather /
-MPI_Reduce_scatter_block / MPI_Bcast would, which the pinned `mpi` dialect
-lacks). The rank comes from `@msmlir_mpi_rank() -> i32`, materialized the
-same way.
+msmlir-materialize-collectives gives it its body after bufferization (the
+buffer deallocation passes reject the `mpi` ops, which declare no memory
+effects). The helpers and the MPI call each makes:
+
+    all_reduce      "allreduce_<op>"       mpi.allreduce (MPI_Allreduce)
+    all_gather      "allgather"            MPI_Allgather (x: n elements, y: n x ranks;
+                                           dim-0 concatenation is the flat one)
+    reduce_scatter  "reduce_scatter_<op>"  MPI_Reduce_scatter_block (rank r keeps block r)
+    broadcast       "bcast_<root>"         x copied into y, MPI_Bcast of y from root
+
+The pinned `mpi` dialect has no all-gather, reduce-scatter or broadcast op
+(MLIR 22: allreduce, send/recv, barrier only), so those three helpers call
+the MPI functions directly (llvm.call, bound from libmpi like the `mpi`
+dialect's own calls: materialize_collectives.py). Before, they were built
+on MPI_Allreduce of zero-padded tensors, which sent 2x (all_gather: 2 (n-1) S
+instead of (n-1) S per rank) and reduced the whole tensor.
 
 A collective with a `group` attribute (a string: a group made by
 msmlir.communication.create_group; `group_size` and `root` are then within
@@ -29,20 +35,19 @@ the group) calls helpers of that group,
     %y = mindir.all_reduce %x {group = "g0", op = #mindir.reduce_op<sum>} : tensor<4xf32>
     -> func.call @msmlir_mpi_allreduce_sum_4xf32_g0(...)   {msmlir.mpi_group = "g0"}
 
-whose bodies run on the group's communicator (materialize_collectives.py),
-and the rank in the lowerings above is the rank in the group.
+whose bodies run on the group's communicator (materialize_collectives.py).
 """
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, bufferization, func, memref, tensor
+from mlir.dialects import bufferization, func, memref, tensor
 
 import msmlir.dialects.mindir  # noqa: F401  (registers the op view classes)
 
 from . import LoweringError, lowering
-from .builders import declare_function, fill, module_of
+from .builders import declare_function, module_of
 
-MPI_ATTR = "msmlir.mpi"       # on the helper declarations: "rank" or "allreduce_<how>"
+MPI_ATTR = "msmlir.mpi"       # on the helper declarations: the kind (table above)
 GROUP_ATTR = "msmlir.mpi_group"   # and, for a sub-group's helper, the group's name
 
 
@@ -75,17 +80,10 @@ def _helper(op, name: str, kind: str, args: list, results: list) -> str:
     return name
 
 
-def _rank(op) -> ir.Value:
-    """This process's rank (in the op's group) as an index."""
-    i32 = ir.IntegerType.get_signless(32)
-    name = _helper(op, "msmlir_mpi_rank", "rank", [], [i32])
-    r = func.call([i32], ir.FlatSymbolRefAttr.get(name), [])
-    return arith.index_cast(ir.IndexType.get(), r)
-
-
-def _allreduce(op, x: ir.Value, how: str) -> ir.Value:
-    """MPI_Allreduce of x on 1-D buffers (MLIR 22's MPI lowering passes dim 0's
-    size as the element count: docs/known-issues.md)."""
+def _flat(x: ir.Value):
+    """(x as a 1-D tensor, its element count, x's type): MLIR 22's MPI lowering
+    passes dim 0's size as the element count (docs/known-issues.md), and MPI
+    wants contiguous buffers anyway."""
     t = ir.RankedTensorType(x.type)
     n = 1
     for d in t.shape:
@@ -96,24 +94,41 @@ def _allreduce(op, x: ir.Value, how: str) -> ir.Value:
         flat = tensor.expand_shape(flat_t, x, [], [], [1])
     else:
         flat = x if t.rank == 1 else tensor.collapse_shape(flat_t, x, reassoc)
-    mt = ir.MemRefType.get([n], t.element_type)
-    send = bufferization.to_buffer(mt, flat, read_only=True)
-    recv = memref.alloc(mt, [], [])
-    name = _helper(op, f"msmlir_mpi_allreduce_{how}_{n}x{t.element_type}", f"allreduce_{how}",
-                   [mt, mt], [])
-    func.call([], ir.FlatSymbolRefAttr.get(name), [send, recv])
-    out = bufferization.to_tensor(flat_t, recv, restrict=True, writable=True)
+    return flat, n, t
+
+
+def _unflat(flat: ir.Value, t: ir.RankedTensorType) -> ir.Value:
     if t.rank == 1:
-        return out
+        return flat
     if t.rank == 0:
-        return tensor.collapse_shape(t, out, [])
-    return tensor.expand_shape(t, out, reassoc, [], list(t.shape))
+        return tensor.collapse_shape(t, flat, [])
+    return tensor.expand_shape(t, flat, [list(range(t.rank))], [], list(t.shape))
 
 
-def _dim0_slice_offsets(rank: ir.Value, rows: int, rank_of_t: int):
-    """Offsets/sizes/strides of the `rows` rows starting at rank * rows."""
-    off = arith.muli(rank, arith.constant(ir.IndexType.get(), rows))
-    return [off] + [0] * (rank_of_t - 1)
+def _call(op, x: ir.Value, y_type: ir.RankedTensorType, kind: str, stem: str) -> ir.Value:
+    """y = helper(x) for the helper `kind` (x and y flattened to 1-D buffers:
+    x read-only, y a new buffer the helper fills)."""
+    flat, n, _ = _flat(x)
+    m = 1
+    for d in y_type.shape:
+        m *= d
+    if max(n, m) >= 2 ** 31:
+        raise LoweringError(f"{op.operation.name}: {max(n, m)} elements exceed MPI's int count")
+    et = y_type.element_type
+    xt, yt = ir.MemRefType.get([n], et), ir.MemRefType.get([m], et)
+    send = bufferization.to_buffer(xt, flat, read_only=True)
+    recv = memref.alloc(yt, [], [])
+    name = _helper(op, f"msmlir_mpi_{stem}_{n}x{et}", kind, [xt, yt], [])
+    func.call([], ir.FlatSymbolRefAttr.get(name), [send, recv])
+    out = bufferization.to_tensor(ir.RankedTensorType.get([m], et), recv, restrict=True,
+                                  writable=True)
+    return _unflat(out, y_type)
+
+
+def _allreduce(op, x: ir.Value, how: str) -> ir.Value:
+    """MPI_Allreduce of x."""
+    t = ir.RankedTensorType(x.type)
+    return _call(op, x, t, f"allreduce_{how}", f"allreduce_{how}")
 
 
 @lowering("mindir.all_reduce")
@@ -123,32 +138,17 @@ def lower_all_reduce(op):
 
 @lowering("mindir.all_gather")
 def lower_all_gather(op):
-    xt, yt = ir.RankedTensorType(op.x.type), ir.RankedTensorType(op.y.type)
-    rank = _rank(op)
-    zeros = fill(yt.shape, yt.element_type, 0)
-    offsets = _dim0_slice_offsets(rank, xt.shape[0], xt.rank)
-    placed = tensor.insert_slice(op.x, zeros, [offsets[0]], [], [],
-                                 static_offsets=[ir.ShapedType.get_dynamic_size()] + offsets[1:],
-                                 static_sizes=list(xt.shape), static_strides=[1] * xt.rank)
-    return _allreduce(op, placed, "sum")
+    return _call(op, op.x, ir.RankedTensorType(op.y.type), "allgather", "allgather")
 
 
 @lowering("mindir.reduce_scatter")
 def lower_reduce_scatter(op):
-    yt = ir.RankedTensorType(op.y.type)
-    total = _allreduce(op, op.x, _reduction(op))
-    offsets = _dim0_slice_offsets(_rank(op), yt.shape[0], yt.rank)
-    return tensor.extract_slice(yt, total, [offsets[0]], [], [],
-                                static_offsets=[ir.ShapedType.get_dynamic_size()] + offsets[1:],
-                                static_sizes=list(yt.shape), static_strides=[1] * yt.rank)
+    how = _reduction(op)
+    return _call(op, op.x, ir.RankedTensorType(op.y.type), f"reduce_scatter_{how}",
+                 f"reduce_scatter_{how}")
 
 
 @lowering("mindir.broadcast")
 def lower_broadcast(op):
-    t = ir.RankedTensorType(op.x.type)
-    root = arith.constant(ir.IndexType.get(), ir.IntegerAttr(op.attributes["root"]).value)
-    is_root = arith.cmpi(arith.CmpIPredicate.eq, _rank(op), root)
-    zeros = fill(t.shape, t.element_type, 0)
-    mine = arith.select(is_root, op.x, zeros)
-    return _allreduce(op, mine, "sum")
-
+    root = ir.IntegerAttr(op.attributes["root"]).value
+    return _call(op, op.x, ir.RankedTensorType(op.x.type), f"bcast_{root}", f"bcast_root{root}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ..runtime import mpi as _mpi
 from ..runtime.mpi import MPIError
+from . import graphs as _graphs
 
 __all__ = ["init", "release", "get_rank", "get_group_size", "get_local_rank",
            "get_local_rank_size", "create_group", "destroy_group",
@@ -176,8 +177,10 @@ def create_group(group: str, rank_ids, options=None) -> None:
 
 def destroy_group(group: str) -> None:
     """Frees the group's communicator (MPI_Comm_free); its name can be
-    created again with the same rank_ids. Graphs compiled for it must not
-    run while it is destroyed (MPI aborts: invalid communicator)."""
+    created again with the same rank_ids. A graph compiled for it that is
+    called while it is destroyed raises a ValueError naming the group before
+    any MPI call (communication/graphs.py); created again, the graph runs on
+    the new communicator."""
     _check_str(group, "destroy_group")
     if _is_world(group):
         raise ValueError("The world_group does not support destruction.")
@@ -210,3 +213,6 @@ def get_world_rank_from_group_rank(group: str, group_rank_id: int) -> int:
         raise ValueError(f"For 'get_world_rank_from_group_rank', group_rank_id {group_rank_id} "
                          f"is not a rank of group {group!r} of {g.size} ranks")
     return g.ranks[group_rank_id]
+
+
+_graphs.register()

@@ -23,12 +23,15 @@ splits them, in which case each rank gets its slice.
 Strategies: a tuple per input (per output for out_strategy) with one cut per
 dim; `None` for an input means replicated. The device mesh is inferred from
 the strategies as MindSpore infers its device matrix (the product of a
-strategy's cuts must equal device_num): 1-D (a cut is 1 or device_num) or
+strategy's cuts must divide device_num; a smaller product is MindSpore's
+repeated calculation: each block computed by device_num / product ranks,
+ranks 0..k-1 holding the first block, as MindSpore puts the repeated
+devices last): 1-D (a cut is 1 or device_num) or
 multi-dimensional, e.g. 4 ranks as 2x2 from MatMul strategies
 ((2, 1), (1, 2)) / ((2, 2), (2, 1)) (data x model parallel; an op's device
 matrix is its cuts > 1 in order, MatMul's is (i, k, j)); a tensor's own
-strategy (an input's here) must then cut the mesh's shape, or one dim by
-device_num (passes/parallel/insert_shardings.py). Strategies on ops inside the
+strategy (an input's here) must then cut products of the mesh's leading
+axes, e.g. one dim by device_num (passes/parallel/insert_shardings.py). Strategies on ops inside the
 function: `parallel.annotate(y, in_strategy=...)` (what `Primitive.shard`
 records). Compilation: msmlir-cpu-shard-pipeline (passes/parallel/).
 

@@ -33,9 +33,25 @@ elementwise ops of ELEMENTWISE (numpy broadcasting), the reductions of
 REDUCTIONS. Ties go to the earlier candidate (replicated first), so small
 ops stay whole: a split must save more compute than its collectives' latency.
 
-`CostModel` holds the constants (defaults: one CPU core ~2e10 FLOP/s, MPI
-over shared memory ~2e9 B/s and 20 us per collective); `choices()` returns
-every candidate with its cost (what tests and `explain` print).
+`CostModel` holds the constants; `choices()` returns every candidate with
+its cost (what tests and `explain` print). Matmuls cost flops / `flops`,
+elementwise ops and reductions (bound by memory, not arithmetic) elements /
+`elementwise`. The defaults are measured on this project's machine
+(`python bench/distributed.py --calibrate`: 2 ranks, one per core of a
+2-vCPU VM, MPI over shared memory; min over repetitions, thread CPU time for
+compute, wall time for collectives):
+
+    flops        1.7e11 FLOP/s   compiled f32 matmul per rank (128^3: 1.4e11,
+                                 256^3: 1.9e11, 512^3: 1.7e11)
+    elementwise  3.7e9 elements/s   exp / add / relu over 2^20 float32
+    bandwidth    5.5e9 B/s       MPI_Allreduce over sizes 4 B .. 4 MiB, least
+    latency      2.8e-6 s        squares t = latency + ring bytes / bandwidth
+                                 (4 B: 2.7 us, 4 MiB: 767 us)
+
+Across machines the communication constants are those of the network, not
+of shared memory (10 Gb/s Ethernet: ~1.2e9 B/s and ~5e-5 s over TCP):
+measure them there the same way and set `auto.MODEL` (what
+compile_lowered plans with) to a CostModel of them.
 """
 from __future__ import annotations
 
@@ -58,12 +74,16 @@ REDUCTIONS = frozenset("reduce_sum reduce_mean reduce_max reduce_min reduce_prod
 
 @dataclass(frozen=True)
 class CostModel:
-    flops: float = 2e10        # FLOP/s of one rank
-    bandwidth: float = 2e9     # bytes/s of a collective
-    latency: float = 2e-5      # seconds per collective call
+    flops: float = 1.7e11        # matmul FLOP/s of one rank
+    elementwise: float = 3.7e9   # elements/s of one rank's elementwise ops and reductions
+    bandwidth: float = 5.5e9     # bytes/s of a collective
+    latency: float = 2.8e-6      # seconds per collective call
 
     def compute(self, flops: float) -> float:
         return flops / self.flops
+
+    def elements(self, count: float) -> float:
+        return count / self.elementwise
 
     def collective(self, nbytes: float) -> float:
         return nbytes / self.bandwidth + self.latency if nbytes > 0 else 0.0
@@ -157,7 +177,7 @@ def elementwise_choices(op, layouts: dict, n: int, model: CostModel, training: b
     size = float(np.prod(shape, dtype=np.int64)) * (3 if training else 1)
     out = []
     for dim in [None] + [d for d in range(len(shape)) if shape[d] % n == 0 and shape[d] >= n]:
-        strategy, parts = [], {"compute": model.compute(size / (n if dim is not None else 1)),
+        strategy, parts = [], {"compute": model.elements(size / (n if dim is not None else 1)),
                                "inputs": 0.0}
         for v, s in zip(operands, shapes):
             # trailing-aligned (numpy broadcasting); a broadcast dim of 1 stays whole
@@ -188,7 +208,7 @@ def reduction_choices(op, layouts: dict, n: int, model: CostModel, training: boo
     out_bytes = _nbytes(op.results[0])
     out = []
     for dim in [None] + [d for d in range(rank) if shape[d] % n == 0 and shape[d] >= n]:
-        parts = {"compute": model.compute(size / (n if dim is not None else 1)),
+        parts = {"compute": model.elements(size / (n if dim is not None else 1)),
                  "inputs": redistribution(model, _nbytes(x), layouts.get(x), dim, n)}
         if dim is None:
             layout = None
@@ -204,7 +224,10 @@ def reduction_choices(op, layouts: dict, n: int, model: CostModel, training: boo
     return out
 
 
-def choices(op, layouts: dict, n: int, model: CostModel = CostModel(), training: bool = False,
+MODEL = CostModel()      # what compile_lowered plans with (replace for another machine)
+
+
+def choices(op, layouts: dict, n: int, model: CostModel = MODEL, training: bool = False,
             returned: bool = False) -> list[Choice]:
     """Every candidate strategy of `op` with its cost (empty: not planned)."""
     name = op.name.removeprefix("mindir.")
@@ -274,7 +297,7 @@ def _simulate(funcs: dict, n: int, model: CostModel, training: bool, forced: dic
     return decisions
 
 
-def plan(module: ir.Module, n: int, model: CostModel = CostModel(), log: list | None = None):
+def plan(module: ir.Module, n: int, model: CostModel | None = None, log: list | None = None):
     """Sets `mindir.in_strategy` on the planned ops of `module` (in place).
 
     Search: op by op in program order, each candidate is tried with two
@@ -286,6 +309,7 @@ def plan(module: ir.Module, n: int, model: CostModel = CostModel(), log: list | 
     Choice, all choices)."""
     if n < 2:
         return
+    model = MODEL if model is None else model
     funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op.operation
              for op in module.body.operations if op.operation.name == "func.func"}
     training = any(walk_ops(f, [], lambda o: o.name == "mindir.grad") for f in funcs.values())

@@ -44,8 +44,10 @@ the whole shape for tracing, frontend/trace.py's Frame.value) and from then
 on it is fed and updated in place as a slice: per rank, the split
 parameters and the optimizer state that follows them take 1/n of the
 memory. Graphs compiled later take a sliced parameter in its stored layout
-(an argument strategy). `msmlir.parallel.gather_parameter` rebuilds the
-whole value.
+(an argument strategy; on a multi-dimensional mesh only when each split dim
+lies on leading mesh axes, which its cuts map back to, e.g. a repeated-
+calculation split; otherwise a ShardingError says to gather it first).
+`msmlir.parallel.gather_parameter` rebuilds the whole value.
 """
 from __future__ import annotations
 
@@ -295,6 +297,14 @@ class ShardedDispatcher:
         # (slices or whole) go to the caller's arrays
         compiled.signatures[name] = Signature(l.inputs, l.outputs, [])
         self.inner = compiled.dispatcher(name)
+        # the create_group groups its collectives run on (checked before each
+        # call: communication/graphs.py), the mesh's sub-grid groups included
+        self.name = name
+        self.groups = tuple(getattr(compiled, "groups", ()))
+        if self.grid is not None:
+            from msmlir.passes.parallel.world_comm import mesh_group_name, subgrid_axes_sets
+            self.groups += tuple(mesh_group_name(self.grid, a)
+                                 for a in subgrid_axes_sets(self.grid))
 
     def keep_slices(self, arrays: list) -> None:
         """The first call: the split parameters still whole become their
@@ -310,6 +320,9 @@ class ShardedDispatcher:
             arrays[i] = p.asnumpy()
 
     def __call__(self, arrays):
+        if self.groups:
+            from ..communication.graphs import check_groups
+            check_groups(self.groups, self.name)
         local = [_block(a, d, self.rank, self.n, lay, self.grid)
                  for a, d, lay in zip(arrays, self.feed, self.layouts)]
         outs = self.inner(local)
@@ -389,7 +402,8 @@ def compile_graph(text: str, parse, timings: dict, lowered=None) -> ShardedModul
     per_rank = tuple(getattr(lowered, "per_rank_args", ()))
     if not per_rank and not wants_sharding(text):
         return None
-    return compile_lowered(parse, timings, lowered)
+    from ..communication.graphs import groups_of
+    return compile_lowered(parse, timings, lowered, groups_of(text))
 
 
 def per_rank_specs(specs: list, per_rank: list) -> list:
@@ -467,7 +481,7 @@ def _arg_strategies(module: ir.Module, name: str, fixed: dict) -> None:
         f.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
 
 
-def compile_lowered(parse, timings: dict, lowered=None) -> ShardedModule:
+def compile_lowered(parse, timings: dict, lowered=None, groups=()) -> ShardedModule:
     """A jit graph (its mindir module from `parse()`; `lowered`: its
     frontend Lowered, for the per-rank arguments and the Parameters) compiled
     for this rank under the auto-parallel context (see the module docstring)."""
@@ -477,7 +491,7 @@ def compile_lowered(parse, timings: dict, lowered=None) -> ShardedModule:
         from .auto import plan
         with module.context:
             plan(module, n)
-    per_rank, params, args, results = (), {}, {}, {}
+    per_rank, params, args, results, stored = (), {}, {}, {}, {}
     name = getattr(lowered, "name", None)
     if lowered is not None:
         per_rank = tuple(lowered.per_rank_args)
@@ -489,12 +503,9 @@ def compile_lowered(parse, timings: dict, lowered=None) -> ShardedModule:
             args[i] = [n] + [1] * (len(sig.inputs[i][0]) - 1)
         for i, p in params.items():
             if sliced(p) and getattr(p, "_msmlir_layout", None) is not None:
-                raise ShardingError(
-                    f"parameter {p.name!r} is kept sliced on the device mesh "
-                    f"{tuple(p._msmlir_layout[0])}: a graph compiled after the step that split "
-                    "it cannot take it yet on a multi-dimensional mesh (gather it with "
-                    "msmlir.parallel.gather_parameter and set_data first)")
-            if sliced(p):
+                args[i] = _stored_cuts(p, n)
+                stored[i] = p
+            elif sliced(p):
                 local, whole = tuple(p.shape), p._msmlir_global_shape
                 args[i] = [w // l_ for l_, w in zip(local, whole)]
         # full_batch=False: a result as long as the global batch is the rank's rows
@@ -509,7 +520,51 @@ def compile_lowered(parse, timings: dict, lowered=None) -> ShardedModule:
         compiled = compile_sharded(module, n, timings=timings, results={name: results})
     except ir.MLIRError as e:
         raise ShardingError(diagnostics(e)) from None
-    return ShardedModule(compiled, rank, n, {name: per_rank}, {name: params})
+    compiled.groups = tuple(groups)
+    module = ShardedModule(compiled, rank, n, {name: per_rank}, {name: params})
+    if stored:
+        _check_stored_layouts(module.dispatcher(name), stored)
+    return module
+
+
+def _padded(axes, rank: int) -> list:
+    return [list(a) for a in axes] + [[] for _ in range(rank - len(axes))]
+
+
+def _stored_cuts(p, n: int) -> list[int]:
+    """The strategy a later graph takes Parameter p with when an earlier one
+    left it sliced on a multi-dimensional mesh: per dim the product of its
+    axes' sizes. Only a layout those cuts map back to (each dim on leading
+    mesh axes, insert_shardings.Mesh.axes) can be taken; for another one
+    (e.g. a column split on axis 1 of a data x model mesh) the cuts would
+    mean other blocks, so it is refused."""
+    from msmlir.passes.parallel.insert_shardings import Mesh
+    grid, axes = p._msmlir_layout
+    axes = _padded(axes, len(p._msmlir_global_shape))
+    cuts = [int(np.prod([grid[a] for a in ax], dtype=np.int64)) for ax in axes]
+    if Mesh(n, grid).axes(cuts) != axes:
+        raise ShardingError(
+            f"parameter {p.name!r} is kept sliced on the device mesh {tuple(grid)} along mesh "
+            f"axes {axes}: a graph compiled after the step that split it can take it only "
+            "when each split dim is on leading mesh axes (gather it with "
+            "msmlir.parallel.gather_parameter and set_data first)")
+    return cuts
+
+
+def _check_stored_layouts(d: "ShardedDispatcher", stored: dict) -> None:
+    """The later graph must cut each stored parameter as it is stored (the
+    same mesh, the same axes per dim), else the rank's slice is not its block."""
+    for i, p in stored.items():
+        grid, axes = p._msmlir_layout
+        rank = len(p._msmlir_global_shape)
+        if d.grid != list(grid) or d.layouts[i] is None or \
+                _padded(d.layouts[i], rank) != _padded(axes, rank):
+            raise ShardingError(
+                f"parameter {p.name!r} is kept sliced on the device mesh {tuple(grid)} along "
+                f"mesh axes {_padded(axes, rank)}, but this graph's mesh is "
+                f"{tuple(d.grid) if d.grid else 'one-dimensional'} with the parameter along "
+                f"{d.layouts[i]}: gather it with msmlir.parallel.gather_parameter and "
+                "set_data first")
 
 
 def diagnostics(e: ir.MLIRError) -> str:

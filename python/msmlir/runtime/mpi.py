@@ -166,6 +166,11 @@ def group_cell_address(symbol: str) -> int | None:
     return None
 
 
+def known_group(name: str) -> Group | None:
+    """The group called `name` if it was ever created in this process (alive or destroyed)."""
+    return _GROUPS.get(name)
+
+
 def group(name: str) -> Group | None:
     """The group called `name` if it exists (created and not destroyed)."""
     g = _GROUPS.get(name)

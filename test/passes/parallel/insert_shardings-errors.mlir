@@ -27,11 +27,11 @@ func.func @count_mismatch(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<4x
 
 // -----
 
-func.func @bad_cut(%x: tensor<8x8xf32>) -> tensor<8x8xf32>
+func.func @bad_cut(%x: tensor<6x8xf32>) -> tensor<6x8xf32>
     attributes {mindir.device_num = 4 : i64} {
-  // expected-error @+1 {{cut 2 of dim 0 is neither 1 nor device_num (4); it uses 2 of the 4 devices (repeated calculation is not supported}}
-  %0 = mindir.exp %x {mindir.in_strategy = [array<i64: 2, 1>]} : tensor<8x8xf32>
-  return %0 : tensor<8x8xf32>
+  // expected-error @+1 {{strategy (3, 1) of input 0: cut 3 of dim 0 does not divide device_num (4)}}
+  %0 = mindir.exp %x {mindir.in_strategy = [array<i64: 3, 1>]} : tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
 }
 
 // -----

@@ -3,12 +3,12 @@
 
 // mindir -> shard -> partitioned -> mpi -> LLVM, for a Megatron MLP (the
 // all_reduce through convert-shard-to-mpi) and a row sum of row-split data
-// (the all_gather through msmlir's collective).
+// (the all_gather through msmlir's collective: one MPI_Allgather).
 
 // MPI:       module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
 // MPI-NOT:   shard.grid
 // MPI-DAG:   func.func private @msmlir_shard_mpi_0(memref<32xf32>, !mpi.comm) attributes {msmlir.mpi_attrs = {op = 3 : i32}, msmlir.mpi_op = "mpi.allreduce"
-// MPI-DAG:   func.func private @msmlir_mpi_allreduce_sum_6xf32(memref<6xf32>, memref<6xf32>) attributes {msmlir.mpi = "allreduce_sum"}
+// MPI-DAG:   func.func private @msmlir_mpi_allgather_3xf32(memref<3xf32>, memref<6xf32>) attributes {msmlir.mpi = "allgather"}
 // MPI-LABEL: func.func @mlp(
 // MPI-SAME:      %{{[a-z0-9]+}}: tensor<4x8xf32>, %{{[a-z0-9]+}}: tensor<8x8xf32>, %{{[a-z0-9]+}}: tensor<8x8xf32>) -> tensor<4x8xf32>
 // MPI:         linalg.matmul {{.*}} -> tensor<4x8xf32>
@@ -21,10 +21,12 @@
 // MPI-LABEL: func.func @rowsum(
 // MPI-SAME:      tensor<3x8xf32>
 // MPI:         linalg.generic {{.*}} outs(%{{.*}} : tensor<3xf32>)
-// MPI:         tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}] [3] [1] : tensor<3xf32> into tensor<6xf32>
-// MPI:         call @msmlir_mpi_allreduce_sum_6xf32
+// MPI:         %[[S:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<3xf32> to memref<3xf32>
+// MPI:         %[[G:.*]] = memref.alloc() : memref<6xf32>
+// MPI:         call @msmlir_mpi_allgather_3xf32(%[[S]], %[[G]])
 
 // LLVM-DAG:   llvm.func @MPI_Allreduce(
+// LLVM-DAG:   llvm.func @MPI_Allgather(
 // LLVM-NOT:   MPI_Comm_split
 // LLVM-LABEL: llvm.func @msmlir_shard_mpi_0(
 // LLVM:         %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -33,7 +35,7 @@
 // LLVM-LABEL: llvm.func @mlp(
 // LLVM:         llvm.call @msmlir_shard_mpi_0(
 // LLVM-LABEL: llvm.func @rowsum(
-// LLVM:         llvm.call @msmlir_mpi_allreduce_sum_6xf32(
+// LLVM:         llvm.call @msmlir_mpi_allgather_3xf32(
 
 func.func @mlp(%x: tensor<4x8xf32>, %w1: tensor<8x16xf32>, %w2: tensor<16x8xf32>) -> tensor<4x8xf32>
     attributes {mindir.device_num = 2 : i64} {

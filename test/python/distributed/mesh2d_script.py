@@ -81,6 +81,17 @@ if ll is not None:
 assert mpi.group("msmlir_mesh_2x2_axes_0").ranks == [rank % 2, rank % 2 + 2]
 assert mpi.group("msmlir_mesh_2x2_axes_1").ranks == [rank // 2 * 2, rank // 2 * 2 + 1]
 
+# a graph compiled later cannot take w1 as stored (its columns on mesh axis
+# 1: the cut (1, 2) alone would mean axis 0): a clear error, not wrong blocks
+try:
+    net(Tensor(x))
+except ms.parallel.ShardingError as e:
+    assert "is kept sliced on the device mesh (2, 2) along mesh axes [[], [1]]: a graph " \
+           "compiled after the step that split it can take it only when each split dim is " \
+           "on leading mesh axes" in str(e), e
+else:
+    raise AssertionError("a parameter sliced along mesh axis 1 was taken by a later graph")
+
 # the function form (ms.shard): op strategies inside, inputs whole or with
 # one dim cut by device_num (both mesh axes), forward only
 mm1, act, mm2 = P.MatMul().shard(((DP, 1), (1, MP))), P.ReLU().shard(((DP, MP),)), \

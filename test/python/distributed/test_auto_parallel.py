@@ -51,7 +51,12 @@ def test_big_weights_pick_megatron():
     assert p[0] == ("matmul", "split N", ((1, 1), (1, 2)))       # w1 by columns
     assert p[1] == ("relu", "split dim 1", ((1, 2),))           # h stays split
     assert p[2] == ("matmul", "split K", ((1, 2), (2, 1)))       # w2 by rows: one all_reduce
-    assert [s for _, s, _ in p[3:]] == ["replicated"] * 3         # the loss
+    # the loss (64 x 1024 elementwise, then a mean): rows split, the mean's
+    # partial sums all-reduced (a scalar: ~3 us, less than the elementwise
+    # work it halves under the calibrated model)
+    assert p[3:] == [("sub", "split dim 0", ((2, 1), (2, 1))),
+                     ("mul", "split dim 0", ((2, 1), (2, 1))),
+                     ("reduce_mean", "split dim 0", ((2, 1),))]
 
 
 def test_big_batch_picks_data_parallel():
@@ -81,6 +86,13 @@ def test_reductions_and_elementwise_by_their_communication():
     # an elementwise result returned whole: gathering 4 MB costs more than the
     # exps it would save
     assert [s for _, s, _ in p] == ["replicated", "replicated"]
+
+
+def test_cost_model_defaults_are_the_calibrated_constants():
+    # measured by `python bench/distributed.py --calibrate` (parallel/auto.py's docstring)
+    m = CostModel()
+    assert (m.flops, m.elementwise, m.bandwidth, m.latency) == (1.7e11, 3.7e9, 5.5e9, 2.8e-6)
+    assert m.elements(3.7e9) == 1.0
 
 
 def test_cost_model_terms():

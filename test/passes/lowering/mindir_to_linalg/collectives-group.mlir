@@ -5,19 +5,14 @@
 // `group` attribute) calls helpers of that group: the same MPI calls on the
 // group's communicator, which the compiled code loads from the external
 // global @msmlir_mpi_group_<name> that the runtime's linker binds to the
-// group's cell (runtime/mpi.py). Ranks in the lowering are group ranks.
+// group's cell (runtime/mpi.py).
 // Names other than [A-Za-z0-9] are encoded byte-wise ("0-1" -> 0_2d1).
 
-// CHECK-DAG: func.func private @msmlir_mpi_rank_g0() -> i32 attributes {msmlir.mpi = "rank", msmlir.mpi_group = "g0"}
-// CHECK-DAG: func.func private @msmlir_mpi_allreduce_sum_8xf32_g0(memref<8xf32>, memref<8xf32>) attributes {msmlir.mpi = "allreduce_sum", msmlir.mpi_group = "g0"}
+// CHECK-DAG: func.func private @msmlir_mpi_allgather_4xf32_g0(memref<4xf32>, memref<8xf32>) attributes {msmlir.mpi = "allgather", msmlir.mpi_group = "g0"}
 // CHECK-DAG: func.func private @msmlir_mpi_allreduce_max_4xf32_0_2d1(memref<4xf32>, memref<4xf32>) attributes {msmlir.mpi = "allreduce_max", msmlir.mpi_group = "0-1"}
 // CHECK-DAG: func.func private @msmlir_mpi_allreduce_sum_4xf32(memref<4xf32>, memref<4xf32>) attributes {msmlir.mpi = "allreduce_sum"}
 // CHECK-LABEL: func.func @f
-// CHECK:         %[[R:.*]] = call @msmlir_mpi_rank_g0() : () -> i32
-// CHECK:         %[[RI:.*]] = arith.index_cast %[[R]] : i32 to index
-// CHECK:         %[[OFF:.*]] = arith.muli %[[RI]], %c4
-// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[%[[OFF]]] [4] [1] : tensor<4xf32> into tensor<8xf32>
-// CHECK:         call @msmlir_mpi_allreduce_sum_8xf32_g0
+// CHECK:         call @msmlir_mpi_allgather_4xf32_g0
 // CHECK:         call @msmlir_mpi_allreduce_max_4xf32_0_2d1
 // CHECK:         call @msmlir_mpi_allreduce_sum_4xf32(
 
@@ -28,6 +23,11 @@
 // LLVM:         %[[H:.*]] = llvm.load %[[A]] : !llvm.ptr -> i64
 // LLVM:         %[[C:.*]] = llvm.inttoptr %[[H]] : i64 to !llvm.ptr
 // LLVM:         llvm.call @MPI_Allreduce(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[C]])
+// LLVM-LABEL: llvm.func @msmlir_mpi_allgather_4xf32_g0
+// LLVM:         %[[A2:.*]] = llvm.mlir.addressof @msmlir_mpi_group_g0 : !llvm.ptr
+// LLVM:         %[[H2:.*]] = llvm.load %[[A2]] : !llvm.ptr -> i64
+// LLVM:         %[[C2:.*]] = llvm.inttoptr %[[H2]] : i64 to !llvm.ptr
+// LLVM:         llvm.call @MPI_Allgather(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[C2]])
 // LLVM-NOT:     MPI_Comm_split
 func.func @f(%x: tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>, tensor<4xf32>) {
   %g = mindir.all_gather %x {group = "g0", group_size = 2 : i64} : tensor<4xf32> -> tensor<8xf32>
