@@ -83,11 +83,17 @@ Tensor cores (`tensor-cores`, on; passes/gpu/mma.py): a contraction of
 f16/bf16 inputs accumulated in f32 (and of f32 inputs with `tf32=true`) is
 tiled per warp for mma.sync instead (nvgpu.ldmatrix + nvgpu.mma.sync with
 launch=true; with launch=false the same tiles with the per-lane math the
-CPU runs).
+CPU runs). An f16/bf16 convolution whose GEMM fits becomes im2col + such a
+contraction first, accumulated in f32 (passes/gpu/conv.py).
 
-Not yet: conv tiling (convs stay one thread per output), split-K / split reductions (a long reduction to few outputs uses one block
-per output; a matmul with few output tiles gets small tiles instead),
-double-buffered tiles / vector loads, the polyhedral schedule
+The MMA tiles are double-buffered, k-contiguous operands copied by
+cp.async (passes/gpu/mma.py).
+
+Not yet: conv tiling of f32 / small / dilated convolutions (one thread per
+output), split-K / split reductions (a long reduction to few outputs uses
+one block per output; a matmul with few output tiles gets small tiles
+instead), double-buffered FMA tiles and register-staged loads of
+non-contiguous operands, the polyhedral schedule
 (mskernel-poly-schedule{target=gpu}).
 
 Diagnostics (errors, pass fails): a kernel with dynamic shapes; compute
@@ -105,7 +111,7 @@ from mlir.passmanager import PassManager
 
 from ..common.transform import ANY, Script, apply_script
 from ..registry import Option, PassFailure, pipeline_pass_manager, register_pass
-from . import mma
+from . import conv, mma
 from .loops import (  # noqa: F401 (re-exported: the mapping's limits and helpers)
     MAX_THREADS, MAX_GRID_YZ, MAX_BLOCK_Z, MIN_BLOCKS, WARP, _THREAD_IDS, _PHASES,
     _SHARED, _LOCAL, _and, _block_grid, _clone, _const, _coords, _groups,
@@ -806,6 +812,8 @@ def _fuse_phases(kernel: ir.Operation) -> None:
         if outer.name != "scf.parallel" or _PHASES not in outer.attributes:
             continue
         ops = [o.operation for o in outer.regions[0].blocks[0].operations][:-1]
+        # (read before the phases are erased: an erased op's name is garbage)
+        local_allocs = [o for o in ops if o.name == "memref.alloc" and _LOCAL in o.attributes]
         phased = [i for i, o in enumerate(ops) if _is_thread_loop(o) or
                   (o.name == "scf.for" and _walk(o, _is_thread_loop))]
         first = _walk(ops[phased[0]], _is_thread_loop)[0]
@@ -828,7 +836,7 @@ def _fuse_phases(kernel: ir.Operation) -> None:
         last = fb.operations[len(fb.operations) - 2]
         if last.operation.name == "gpu.barrier":
             last.operation.erase()
-        for a in [o for o in ops if o.name == "memref.alloc" and _LOCAL in o.attributes]:
+        for a in local_allocs:
             t_mem = ir.MemRefType(a.results[0].type)
             with ir.InsertionPoint(fb.operations[0]), a.location:
                 priv = memref.AllocaOp(ir.MemRefType.get(t_mem.shape[1:], t_mem.element_type),
@@ -1183,6 +1191,12 @@ def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reducti
         kernels = _kernels(module)
         for k in kernels:
             _check_static(k)
+        if tensor_cores and tile_matmul:
+            try:
+                conv.to_tensor_core_gemms(module, kernels, threads)
+            except ValueError as e:     # the transform interpreter's diagnostics
+                raise _Error(module.location, "convert-mskernel-to-gpu: the im2col rewrite "
+                             f"of a convolution failed: {e}") from None
         _run(module, "builtin.module(linalg-generalize-named-ops)")
         _interchange(module, kernels)
         _run(module, f"builtin.module({_BUFFERIZE})")

@@ -10,24 +10,43 @@ otherwise they keep the FMA tiles of _map_matmul.
 
 The tile, per block: a TM x TN output tile (plan_mma), its warps in a
 WGM x WGN grid, each warp a WM x WN tile of (WM/16) x (WN/8) MMA fragments.
-K is stepped by TK through shared memory: A as sa[TM][TK + pad] (m rows,
-k contiguous), B as sb[TN][TK + pad] (n rows, k contiguous), whatever the
-global layouts (the load phase transposes; out-of-bounds elements are
-zeros, so partial tiles need no guard in the MMA). The 16-byte row pad keeps
-ldmatrix rows aligned and off each other's banks. Each thread's
-accumulators are the C fragments' elements it owns in mma.sync: element e
-(0..3) of fragment (mi, ni) is row g + 8*(e//2), column 2*c + e%2 of it,
-g = lane/4, c = lane%4 (PTX ISA, "Matrix fragments for mma.m16n8k16").
+K is stepped by TK through shared memory: A as sa[2][TM][TK + pad] (m rows,
+k contiguous) whatever its global layout (the load phase transposes), B as
+sb[2][TN][TK + pad] (n rows, k contiguous) when k is its contiguous dim
+(x @ w^T), else, f16/bf16, as it is in memory: sb[2][TK][TN + pad] (k rows,
+n contiguous: x @ w, im2col columns), whose fragments ldmatrix .trans reads
+(`_bt_row_addr`). Out-of-bounds elements are zeros, so partial tiles need
+no guard in the MMA. The 16-byte row pad keeps ldmatrix rows aligned and
+off each other's banks.
+
+Two stages (double buffering): a prologue loads K step 0 into stage 0, then
+each step kt first loads step kt+1 into stage (kt+1)%2 (past K: zeros) and
+computes step kt from stage kt%2. An operand whose shared rows are
+contiguous in global memory too, in rows of 16-byte multiples (`_async_ok`),
+is loaded in 16-byte chunks: in the CPU form an scf.for over the chunk's
+elements, with launch=true one cp.async each (nvgpu.device_async_copy,
+bypassing L1, zero-filled past its valid count), and before the barrier
+that ends each load phase a commit group and a wait for all but the newest
+group: step kt+1's copies fly while step kt computes. Other operands (A
+stored k-major, TF32's B with n contiguous, extents that are not chunk
+multiples) are loaded and stored element by element into the same stages
+(their latency is not hidden: no register staging yet).
+
+Each thread's accumulators are the C fragments' elements it owns in
+mma.sync: element e (0..3) of fragment (mi, ni) is row g + 8*(e//2),
+column 2*c + e%2 of it, g = lane/4, c = lane%4 (PTX ISA, "Matrix fragments
+for mma.m16n8k16").
 
 Two forms of the compute phase, the rest shared:
   - launch=false (`ops=False`, what the CPU check runs): per owned element,
     a scalar sum over the K step, reading A and B from shared memory at the
-    addresses the ldmatrix lanes would provide (`_a_row_addr`, `_b_row_addr`:
-    the same functions the GPU form uses), so the CPU run checks the tiling,
-    the fragment ownership, the shared layout, the zero padding and the
-    ldmatrix addressing against numpy;
+    addresses the ldmatrix lanes would provide (`_a_row_addr`, `_b_row_addr`,
+    `_bt_row_addr`: the same functions the GPU form uses), so the CPU run
+    checks the two-stage schedule, the tiling, the fragment ownership, the
+    shared layout, the zero padding and the ldmatrix addressing against
+    numpy;
   - launch=true (`ops=True`): per 16-deep (TF32: 8-deep) K slice,
-    nvgpu.ldmatrix x4 per A fragment and x2 per B fragment (TF32: the
+    nvgpu.ldmatrix x4 per A fragment and x2 (.trans) per B fragment (TF32: the
     fragments' elements loaded one by one; ldmatrix moves 16-bit elements),
     then nvgpu.mma.sync per fragment pair (bf16: nvvm.mma.sync on the
     fragments' i32 words, as nvgpu's lowering has no bf16 form); the
@@ -110,11 +129,20 @@ def _b_row_addr(lane: ir.Value) -> tuple[ir.Value, ir.Value]:
     return arith.RemUIOp(lane, _i(8)).result, arith.MulIOp(q, _i(8)).result
 
 
-def _cpu_fragment_reads(kind: str, r: ir.Value, n: ir.Value, k: ir.Value):
-    """(A row, A k, B n, B k) the MMA reads element (r, k) of A and (k, n) of
-    B from (r in 0..15, n in 0..7, k in 0..FK-1, within the fragment): for
-    f16/bf16 through the ldmatrix lane that holds the row's address (matrix
-    j = r//8 + 2*(k//8) of A, j = k//8 of B; lane 8j + row%8), for TF32 as is."""
+def _bt_row_addr(lane: ir.Value) -> ir.Value:
+    """k (the row) within a 16 x 8 B fragment stored k-major (n contiguous)
+    that `lane` gives ldmatrix x2 .trans: lanes 0-7 rows k 0-7, lanes 8-15
+    rows k 8-15 (lanes 16-31 repeat them); each row is the fragment's 8 n."""
+    return arith.RemUIOp(lane, _i(16)).result
+
+
+def _cpu_fragment_reads(kind: str, r: ir.Value, n: ir.Value, k: ir.Value, b_trans: bool):
+    """(A row, A k, B index 0, B index 1) the MMA reads element (r, k) of A
+    and (k, n) of B from (r in 0..15, n in 0..7, k in 0..FK-1, within the
+    fragment), B's in its buffer's order ((n, k), or (k, n) when `b_trans`):
+    for f16/bf16 through the ldmatrix lane that holds the row's address
+    (matrix j = r//8 + 2*(k//8) of A, j = k//8 of B; lane 8j + row%8; for
+    the transposed B the row is k itself: lane k), for TF32 as is."""
     if kind == "tf32":
         return r, k, n, k
     k8 = arith.DivUIOp(k, _i(8)).result
@@ -122,6 +150,9 @@ def _cpu_fragment_reads(kind: str, r: ir.Value, n: ir.Value, k: ir.Value):
     ja = arith.AddIOp(arith.DivUIOp(r, _i(8)).result, arith.MulIOp(k8, _i(2)).result).result
     la = arith.AddIOp(arith.MulIOp(ja, _i(8)).result, arith.RemUIOp(r, _i(8)).result).result
     ar, ak = _a_row_addr(la)
+    if b_trans:
+        lb = arith.AddIOp(arith.MulIOp(k8, _i(8)).result, kr).result
+        return ar, arith.AddIOp(ak, kr).result, _bt_row_addr(lb), n
     lb = arith.AddIOp(arith.MulIOp(k8, _i(8)).result, arith.RemUIOp(n, _i(8)).result).result
     bn, bk = _b_row_addr(lb)
     return ar, arith.AddIOp(ak, kr).result, bn, arith.AddIOp(bk, kr).result
@@ -169,12 +200,16 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
             bc = {d: coords.get(d) or _i(0) for d in range(nd)}
             m0 = arith.MulIOp(bc[dm], _i(TM)).result
             n0 = arith.MulIOp(bc[dn], _i(TN)).result
-            sa = memref.AllocOp(ir.MemRefType.get([TM, TK + pad], elt_in, memory_space=space),
-                                [], [])
+            sa = memref.AllocOp(ir.MemRefType.get([2, TM, TK + pad], elt_in,
+                                                  memory_space=space), [], [])
             if ops:
                 sa.attributes[_TAG + "_a"] = ir.UnitAttr.get()
-            sb = memref.AllocOp(ir.MemRefType.get([TN, TK + pad], elt_in, memory_space=space),
-                                [], [])
+            # B with n contiguous (x @ w, im2col columns) stays k-major in shared
+            # memory too (rows of TN + pad), read by ldmatrix .trans (f16/bf16)
+            b_trans = kind != "tf32" and not m["kfast"][1]
+            sb = memref.AllocOp(ir.MemRefType.get(
+                [2, TK, TN + pad] if b_trans else [2, TN, TK + pad], elt_in,
+                memory_space=space), [], [])
             acc = memref.AllocOp(ir.MemRefType.get([T, FM, FN, 4], f32), [], [])
             sa.attributes[base._SHARED] = ir.UnitAttr.get()
             sb.attributes[base._SHARED] = ir.UnitAttr.get()
@@ -221,18 +256,23 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                     with ir.InsertionPoint(base._guarded(cond, at)):
                         v = memref.LoadOp(m["mem"], idx).result
                         memref.StoreOp(v, acc, [t, _i(mi), _i(ni), _i(e)])
-            kt_loop = scf.ForOp(_i(0), _i(nkt), _i(1))
-            kt_loop.attributes["loop_annotation"] = ir.Attribute.parse(
-                "#llvm.loop_annotation<unroll = <disable = true>>")
-            with ir.InsertionPoint(kt_loop.body):
-                k0 = arith.MulIOp(kt_loop.induction_variable, _i(TK)).result
-                # load phase: A [TM, TK] and B [TN, TK] of this K step -> shared, zero-filled
+            def load_phase(k0, stage, check_k):
+                """The A and B tiles of the K step at k0 -> stage `stage` of
+                the shared buffers, zeros out of bounds (check_k: k0 may be
+                past K, the prefetch after the last step)."""
                 _, t, at = base._thread_loop(T)
                 with ir.InsertionPoint(at):
                     zero = arith.ConstantOp(elt_in, 0.0).result
                     for ld, buf, dim, TS, S, kf in ((m["a"], sa, dm, TM, M, m["kfast"][0]),
                                                     (m["b"], sb, dn, TN, N, m["kfast"][1])):
                         s0 = m0 if dim == dm else n0
+                        k_rows = buf is sb and b_trans         # tile rows are k
+                        s_fast = list(ld.operands)[-1] == ivs[dim]
+                        if _async_ok(ld, s_fast if k_rows else kf, S if k_rows else K):
+                            _chunk_copies(ld, buf, stage, t, T, TS, TK, S, K, s0, k0, check_k,
+                                          {ivs[d]: bc[d] for d in range(nd)}, ivs[dim],
+                                          m["k"], zero, at, ops, k_rows)
+                            continue
                         total = TK * TS
                         for r in range(-(-total // T)):
                             e, ss, kk, gi, gk = base._tile_element(t, r, T, TK, TS, kf, s0, k0)
@@ -241,7 +281,7 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                                 conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gi,
                                                           _i(S)).result)
                                 gi = arith.MinUIOp(gi, _i(S - 1)).result
-                            if K % TK:
+                            if check_k:
                                 conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gk,
                                                           _i(K)).result)
                                 gk = arith.MinUIOp(gk, _i(K - 1)).result
@@ -257,14 +297,31 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                                 in_range = arith.CmpIOp(arith.CmpIPredicate.ult, e,
                                                         _i(total)).result
                             with ir.InsertionPoint(base._guarded(in_range, at)):
-                                memref.StoreOp(v, buf, [ss, kk])
+                                memref.StoreOp(v, buf, [stage, kk, ss] if k_rows else
+                                               [stage, ss, kk])
+
+            # two stages: the K step kt+1 is loaded (cp.async with launch=true)
+            # while step kt is computed from the other stage
+            load_phase(_i(0), _i(0), K % TK != 0)
+            kt_loop = scf.ForOp(_i(0), _i(nkt), _i(1))
+            kt_loop.attributes["loop_annotation"] = ir.Attribute.parse(
+                "#llvm.loop_annotation<unroll = <disable = true>>")
+            with ir.InsertionPoint(kt_loop.body):
+                kt = kt_loop.induction_variable
+                nxt = arith.AddIOp(kt, _i(1)).result
+                load_phase(arith.MulIOp(nxt, _i(TK)).result,
+                           arith.RemUIOp(nxt, _i(2)).result, True)
                 # compute phase
                 _, t, at = base._thread_loop(T)
                 with ir.InsertionPoint(at):
-                    loop = _cpu_compute(kind, sa, sb, acc, t, *warp_origin(t), FM, FN, FK, TK)
+                    loop = _cpu_compute(kind, sa, sb, acc, t, *warp_origin(t),
+                                        arith.RemUIOp(kt, _i(2)).result, FM, FN, FK, TK,
+                                        b_trans)
                     if ops:
                         loop.attributes[_TAG] = ir.StringAttr.get(kind)
                         loop.attributes[_TAG + "_shape"] = ir.DenseI64ArrayAttr.get([FM, FN])
+                        if b_trans:
+                            loop.attributes[_TAG + "_btrans"] = ir.UnitAttr.get()
                 scf.YieldOp([])
             # store phase: the accumulators -> the output
             _, t, at = base._thread_loop(T)
@@ -280,20 +337,145 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
 
 
 _TAG = "msmlir.gpu_mma"
+_ASYNC = "msmlir.gpu_cp_async"
+CHUNK_BYTES = 16                   # one cp.async.cg: 16 bytes
+
+
+def _async_ok(ld: ir.Operation, fast: bool, extent: int) -> bool:
+    """Whether an operand's tile rows can be copied in 16-byte chunks (cp.async):
+    the chunked dim (k, or m/n for a k-major tile) its innermost index
+    (`fast`) over a contiguous static buffer (offset 0) whose rows and the
+    dim's extent are multiples of a chunk, so every chunk is 16-byte aligned
+    and wholly inside or wholly outside the matrix."""
+    t = ld.operands[0].type
+    K = extent
+    if not fast or not isinstance(t, ir.MemRefType):
+        return False
+    t = ir.MemRefType(t)
+    bits = t.element_type.width if hasattr(t.element_type, "width") else 0
+    if bits not in (16, 32) or not t.has_static_shape:
+        return False
+    ch = CHUNK_BYTES * 8 // bits
+    strides, offset = t.get_strides_and_offset()
+    want, acc = [], 1
+    for d in reversed(t.shape):
+        want.append(acc)
+        acc *= d
+    return strides == want[::-1] and offset == 0 and t.shape[-1] % ch == 0 and K % ch == 0
+
+
+def _chunk_copies(ld, buf, stage, t, T, TS, TK, S, K, s0, k0, check_k, where0, s_iv, k_iv,
+                  zero, at, ops, k_rows=False) -> None:
+    """The tile of an operand as 16-byte chunks along its contiguous dim:
+    [TS rows, TK k] (k contiguous), or with `k_rows` [TK rows, TS columns]
+    (the m/n dim contiguous); chunk c = t + r*T at row c // (cols/CH),
+    column (c % (cols/CH)) * CH. Per chunk an scf.for over its CH elements
+    (the CPU form: loads with the chunk's valid count as the zero fill),
+    carrying (global indices of its first element, stage, row, column,
+    valid count) as iter_args; with `ops` tagged for lower_tagged, which
+    makes it one cp.async (nvgpu.device_async_copy, zero-filled past the
+    valid count)."""
+    ch = CHUNK_BYTES * 8 // ir.MemRefType(ld.operands[0].type).element_type.width
+    cols = TS if k_rows else TK
+    per_row = cols // ch
+    total = (TK if k_rows else TS) * per_row
+    mem = ld.operands[0]
+    for r in range(-(-total // T)):
+        c = arith.AddIOp(t, _i(r * T)).result
+        row = arith.DivUIOp(c, _i(per_row)).result
+        kk = arith.MulIOp(arith.RemUIOp(c, _i(per_row)).result, _i(ch)).result
+        gi = arith.AddIOp(s0, kk if k_rows else row).result
+        gk = arith.AddIOp(k0, row if k_rows else kk).result
+        conds = []
+        if S % TS:
+            conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gi, _i(S)).result)
+            gi = arith.MinUIOp(gi, _i(S - (ch if k_rows else 1))).result
+        if check_k:
+            conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gk, _i(K)).result)
+            gk = arith.MinUIOp(gk, _i(K - (1 if k_rows else ch))).result
+        ok = base._and(conds)
+        valid = _i(ch) if ok is None else arith.SelectOp(ok, _i(ch), _i(0)).result
+        where = dict(where0)
+        where[s_iv], where[k_iv] = gi, gk
+        idx = [where.get(v, v) for v in list(ld.operands)[1:]]
+        in_range = None
+        if total % T and (r + 1) * T > total:
+            in_range = arith.CmpIOp(arith.CmpIPredicate.ult, c, _i(total)).result
+        with ir.InsertionPoint(base._guarded(in_range, at)):
+            loop = scf.ForOp(_i(0), _i(ch), _i(1), idx + [stage, row, kk, valid])
+            with ir.InsertionPoint(loop.body):
+                e = loop.induction_variable
+                args = list(loop.inner_iter_args)
+                gidx = args[:len(idx)]
+                st, rw, k_in, n_ok = args[len(idx):]
+                gidx[-1] = arith.AddIOp(gidx[-1], e).result
+                v = memref.LoadOp(mem, gidx).result
+                v = arith.SelectOp(arith.CmpIOp(arith.CmpIPredicate.ult, e, n_ok).result,
+                                   v, zero).result
+                memref.StoreOp(v, buf, [st, rw, arith.AddIOp(k_in, e).result])
+                scf.YieldOp(args)
+            if ops:
+                loop.attributes[_ASYNC] = ir.UnitAttr.get()
+
+
+def _lower_async_copies(kernel: ir.Operation) -> None:
+    """Each tagged chunk loop -> nvgpu.device_async_copy (cp.async.cg, 16
+    bytes, zero fill past the valid count); then, before the barrier that
+    ends each load phase, a commit group and a wait until at most one group
+    is in flight: the group just committed (the next step's tiles) keeps
+    loading while this step computes."""
+    tok = ir.Type.parse("!nvgpu.device.async.token")
+    ends = []
+    for loop in base._walk(kernel, lambda o: o.name == "scf.for" and _ASYNC in o.attributes):
+        ops = list(loop.operands)[3:]
+        load = base._walk(loop, lambda o: o.name == "memref.load")[0]
+        store = base._walk(loop, lambda o: o.name == "memref.store")[0]
+        mem, buf = load.operands[0], store.operands[1]
+        n = ir.MemRefType(mem.type).rank
+        idx, (st, rw, kk, valid) = ops[:n], ops[n:]
+        ch = base._const(loop.opview.upperBound)
+        with ir.InsertionPoint(loop), loop.location:
+            nvgpu.DeviceAsyncCopyOp(buf, [st, rw, kk], mem, idx, ir.IntegerAttr.get(
+                ir.IndexType.get(), ch), srcElements=valid,
+                bypassL1=ir.UnitAttr.get())
+        # the barrier after this load phase: the first one after the copy's
+        # ancestor in a block that has one
+        anc = loop
+        while True:
+            after, seen = None, False
+            for o in anc.block.operations:
+                o = o.operation
+                if o == anc:
+                    seen = True
+                elif seen and o.name == "gpu.barrier":
+                    after = o
+                    break
+            if after is not None:
+                break
+            anc = anc.parent
+        if after not in ends:
+            ends.append(after)
+        loop.erase()
+    for bar in ends:
+        with ir.InsertionPoint(bar), bar.location:
+            group = nvgpu.DeviceAsyncCreateGroupOp([]).result
+            nvgpu.DeviceAsyncWaitOp(group, numGroups=1)
 
 
 def _widen(kind: str, v: ir.Value) -> ir.Value:
     return v if kind == "tf32" else arith.ExtFOp(ir.F32Type.get(), v).result
 
 
-def _cpu_compute(kind, sa, sb, acc, t, wm, wn, lane, FM, FN, FK, TK) -> ir.Operation:
+def _cpu_compute(kind, sa, sb, acc, t, wm, wn, lane, stage, FM, FN, FK, TK,
+                 b_trans=False) -> ir.Operation:
     """Per owned accumulator: the sum over the K step of A x B, read where the
-    MMA's fragments (ldmatrix lanes) read them. One scf.for over the K step,
-    carrying (wm, wn, lane) as iter_args: what lower_tagged reads back after
+    MMA's fragments (ldmatrix lanes) read them, from stage `stage` of the
+    shared buffers. One scf.for over the K step, carrying (wm, wn, lane,
+    stage) as iter_args: what lower_tagged reads back after
     convert-parallel-loops-to-gpu (the loop's operands, remapped by it)."""
-    kl = scf.ForOp(_i(0), _i(TK), _i(1), [wm, wn, lane])
+    kl = scf.ForOp(_i(0), _i(TK), _i(1), [wm, wn, lane, stage])
     with ir.InsertionPoint(kl.body):
-        wm, wn, lane = kl.inner_iter_args
+        wm, wn, lane, stage = kl.inner_iter_args
         g = arith.DivUIOp(lane, _i(4)).result
         c2 = arith.MulIOp(arith.RemUIOp(lane, _i(4)).result, _i(2)).result
         kk = kl.induction_variable
@@ -304,18 +486,21 @@ def _cpu_compute(kind, sa, sb, acc, t, wm, wn, lane, FM, FN, FK, TK) -> ir.Opera
                 for e in range(4):
                     r = arith.AddIOp(g, _i(8 * (e // 2))).result
                     n = arith.AddIOp(c2, _i(e % 2)).result
-                    ar, ak, bn, bk = _cpu_fragment_reads(kind, r, n, k)
-                    a = memref.LoadOp(sa, [arith.AddIOp(wm, arith.AddIOp(ar, _i(mi * 16))
-                                                        .result).result,
-                                           arith.AddIOp(ks, ak).result]).result
-                    b = memref.LoadOp(sb, [arith.AddIOp(wn, arith.AddIOp(bn, _i(ni * 8))
-                                                        .result).result,
-                                           arith.AddIOp(ks, bk).result]).result
+                    ar, ak, b0, b1 = _cpu_fragment_reads(kind, r, n, k, b_trans)
+                    a = memref.LoadOp(sa, [stage, arith.AddIOp(wm, arith.AddIOp(
+                        ar, _i(mi * 16)).result).result, arith.AddIOp(ks, ak).result]).result
+                    if b_trans:     # (k, n)
+                        bidx = [arith.AddIOp(ks, b0).result, arith.AddIOp(wn, arith.AddIOp(
+                            b1, _i(ni * 8)).result).result]
+                    else:           # (n, k)
+                        bidx = [arith.AddIOp(wn, arith.AddIOp(b0, _i(ni * 8)).result).result,
+                                arith.AddIOp(ks, b1).result]
+                    b = memref.LoadOp(sb, [stage] + bidx).result
                     pos = [t, _i(mi), _i(ni), _i(e)]
                     s = memref.LoadOp(acc, pos).result
                     prod = arith.MulFOp(_widen(kind, a), _widen(kind, b)).result
                     memref.StoreOp(arith.AddFOp(s, prod).result, acc, pos)
-        scf.YieldOp([wm, wn, lane])
+        scf.YieldOp([wm, wn, lane, stage])
     return kl.operation
 
 
@@ -330,7 +515,7 @@ def lower_tagged(kernel: ir.Operation) -> None:
         FM, FN = list(ir.DenseI64ArrayAttr(loop.attributes[_TAG + "_shape"]))
         FK = 8 if kind == "tf32" else 16
         TK = base._const(loop.opview.upperBound)
-        wm, wn, lane = list(loop.operands)[3:6]
+        wm, wn, lane, stage = list(loop.operands)[3:7]
         bufs = []
         for o in base._walk(loop, lambda o: o.name == "memref.load"):
             if o.operands[0] not in bufs:
@@ -339,13 +524,16 @@ def lower_tagged(kernel: ir.Operation) -> None:
         acc = next(b for b in bufs if b.owner.name == "memref.alloca")
         sb = next(b for b in bufs if b not in (sa, acc))
         with ir.InsertionPoint(loop), loop.location:
-            _mma_compute(kind, sa, sb, acc, wm, wn, lane, FM, FN, FK, TK)
+            _mma_compute(kind, sa, sb, acc, wm, wn, lane, stage, FM, FN, FK, TK,
+                         _TAG + "_btrans" in loop.attributes)
         loop.erase()
     for o in base._walk(kernel, lambda o: _TAG + "_a" in o.attributes):
         del o.attributes[_TAG + "_a"]
+    _lower_async_copies(kernel)
 
 
-def _mma_compute(kind, sa, sb, acc, wm, wn, lane, FM, FN, FK, TK) -> None:
+def _mma_compute(kind, sa, sb, acc, wm, wn, lane, stage, FM, FN, FK, TK,
+                 b_trans=False) -> None:
     """Per K slice: the A and B fragments (ldmatrix, or element loads for
     TF32), then one mma.sync per fragment pair into the accumulators."""
     f32 = ir.F32Type.get()
@@ -359,29 +547,34 @@ def _mma_compute(kind, sa, sb, acc, wm, wn, lane, FM, FN, FK, TK) -> None:
         for mi in range(FM):
             row0 = arith.AddIOp(wm, _i(mi * 16)).result
             if kind == "tf32":
-                vals = [memref.LoadOp(sa, [arith.AddIOp(row0, arith.AddIOp(g, _i(dr)).result)
-                                           .result, arith.AddIOp(k0, arith.AddIOp(c, _i(dk))
-                                                                 .result).result]).result
+                vals = [memref.LoadOp(sa, [stage, arith.AddIOp(row0, arith.AddIOp(
+                    g, _i(dr)).result).result, arith.AddIOp(k0, arith.AddIOp(c, _i(dk))
+                                                       .result).result]).result
                         for dr, dk in ((0, 0), (8, 0), (0, 4), (8, 4))]
                 afr.append(vector.FromElementsOp(ir.VectorType.get([4, 1], f32), vals).result)
             else:
                 ar, ak = _a_row_addr(lane)
                 afr.append(nvgpu.LdMatrixOp(
                     ir.VectorType.get([4, 2], elt), sa,
-                    [arith.AddIOp(row0, ar).result, arith.AddIOp(k0, ak).result],
+                    [stage, arith.AddIOp(row0, ar).result, arith.AddIOp(k0, ak).result],
                     False, 4).result)
         for ni in range(FN):
             n0 = arith.AddIOp(wn, _i(ni * 8)).result
             if kind == "tf32":
-                vals = [memref.LoadOp(sb, [arith.AddIOp(n0, g).result,
+                vals = [memref.LoadOp(sb, [stage, arith.AddIOp(n0, g).result,
                                            arith.AddIOp(k0, arith.AddIOp(c, _i(dk)).result)
                                            .result]).result for dk in (0, 4)]
                 bfr.append(vector.FromElementsOp(ir.VectorType.get([2, 1], f32), vals).result)
+            elif b_trans:
+                bfr.append(nvgpu.LdMatrixOp(
+                    ir.VectorType.get([2, 2], elt), sb,
+                    [stage, arith.AddIOp(k0, _bt_row_addr(lane)).result, n0],
+                    True, 2).result)
             else:
                 bn, bk = _b_row_addr(lane)
                 bfr.append(nvgpu.LdMatrixOp(
                     ir.VectorType.get([2, 2], elt), sb,
-                    [arith.AddIOp(n0, bn).result, arith.AddIOp(k0, bk).result],
+                    [stage, arith.AddIOp(n0, bn).result, arith.AddIOp(k0, bk).result],
                     False, 2).result)
         if kind == "bf16":
             afr, bfr = [_words(v, 4) for v in afr], [_words(v, 2) for v in bfr]

@@ -546,7 +546,9 @@ class Lowered:
                     self.compiled = compile_graph(parse(), timings)
                 elif device_target() == "GPU":    # runs in-process, or says why it cannot
                     from ..gpu.graph import compile_graph as compile_for_gpu
-                    self.compiled = compile_for_gpu(text, timings)
+                    self.compiled = compile_for_gpu(text, timings, params=self.params)
+                    if getattr(self.compiled, "owns_parameters", False):
+                        self.params = []    # kept on the device by the module (gpu/resident.py)
                 else:
                     self.compiled = compile_module(parse, timings=timings, name=self.name,
                                                    source=text)

@@ -21,7 +21,7 @@ from mlir.dialects import gpu
 
 from msmlir.compiler import context, public_signatures
 from msmlir.passes import run_pipeline
-from msmlir.passes.gpu.device_buffers import INPUTS_ATTR
+from msmlir.passes.gpu.device_buffers import INPUTS_ATTR, RESIDENT_ATTR
 from msmlir.passes.gpu.pipelines import gpu_stages
 from msmlir.passes.registry import get_pass
 from msmlir.passes.gpu.target import cuda_toolkit
@@ -52,6 +52,7 @@ class GpuProgram:
     options: dict
     objects: dict[str, bytes] = field(default_factory=dict)   # gpu.binary name -> PTX / cubin
     launches: list[Launch] = field(default_factory=list)
+    resident: dict[str, int] = field(default_factory=dict)   # name -> device-resident inputs
 
     @property
     def ptx(self) -> dict[str, str]:
@@ -140,9 +141,12 @@ def objects_of(module: ir.Module) -> dict[str, bytes]:
     return out
 
 
-def _mark_inputs(module: ir.Module, sigs: dict[str, Signature]) -> None:
+def _mark_inputs(module: ir.Module, sigs: dict[str, Signature], resident: int = 0) -> None:
     """Each public function's number of inputs (msmlir-gpu-device-buffers:
-    those are copied to the device, the out-parameters after them back)."""
+    those are copied to the device, the out-parameters after them back) and,
+    with `resident` > 0, its device-resident arguments: the last `resident`
+    inputs (Parameters, msmlir.gpu.resident) and the out-parameters of the
+    results written back into them."""
     with module.context:
         i64 = ir.IntegerType.get_signless(64)
         for op in module.body.operations:
@@ -150,18 +154,30 @@ def _mark_inputs(module: ir.Module, sigs: dict[str, Signature]) -> None:
                 continue
             name = ir.StringAttr(op.attributes["sym_name"]).value
             sig = sigs.get(name[len(MANGLE):] if name.startswith(MANGLE) else name)
-            if sig is not None:
-                op.attributes[INPUTS_ATTR] = ir.IntegerAttr.get(i64, len(sig.inputs))
+            if sig is None:
+                continue
+            n_in = len(sig.inputs)
+            op.attributes[INPUTS_ATTR] = ir.IntegerAttr.get(i64, n_in)
+            if resident:
+                if resident > n_in:
+                    raise ValueError(f"{name}: {resident} resident inputs, but only {n_in} inputs")
+                first = n_in - resident
+                idx = list(range(first, n_in)) + sorted(n_in + r for r, a in sig.writeback
+                                                        if a >= first)
+                op.attributes[RESIDENT_ATTR] = ir.ArrayAttr.get(
+                    [ir.IntegerAttr.get(i64, i) for i in idx])
 
 
 def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
-                **options) -> GpuProgram:
+                resident: int = 0, **options) -> GpuProgram:
     """Compiles mindir (text or module) with msmlir-gpu-pipeline; `options` are
     the pipeline's (chip, features, opt_level, format, threads, graph_kernel).
     `stop_after` names a stage of passes/gpu/pipelines.py's gpu_stages
     (kernels, linalg, gpu, device, binary), or "mapped": the mapped loop nest
     that convert-mskernel-to-gpu{launch=false} leaves. `host` adds the stage
-    "host" (the LLVM-dialect module of the in-process runtime, msmlir.gpu.host)."""
+    "host" (the LLVM-dialect module of the in-process runtime, msmlir.gpu.host);
+    with it, the last `resident` inputs of each public function (and their
+    updates) are device buffers the caller keeps (msmlir.gpu.resident)."""
     opts = _options(**options)
     host = opts.pop("host") or host
     stages = gpu_stages(**opts, launch=stop_after != "mapped", host=host)
@@ -170,7 +186,7 @@ def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
         raise ValueError(f"no stage '{stop_after}' (stages: {', '.join(names)})")
     module, sigs = _prepare(src)
     if host:
-        _mark_inputs(module, sigs)
+        _mark_inputs(module, sigs, resident)
     with module.context, _ptxas_on_path():
         for name, text in stages:
             run_pipeline(module, f"builtin.module({text})")

@@ -34,11 +34,15 @@ def checked_summary(prog) -> str:
             f"shared memory per kernel, {spills} with spills)")
 
 
-def compile_graph(text: str, timings: dict | None = None):
+def compile_graph(text: str, timings: dict | None = None, params=None):
     """With a CUDA device: the mindir module text compiled for the in-process
-    runtime (msmlir.gpu.host) and loaded, a CompiledModule. Without one: the
-    kernels compiled and checked by ptxas, then GpuUnavailableError (see the
-    module docstring)."""
+    runtime (msmlir.gpu.host) and loaded, a GpuModule. `params`: the
+    Parameters fed as the trailing inputs of its one public function (the
+    frontend's Lowered.params); given, they stay on the device across calls
+    (msmlir.gpu.resident) and the module's function takes the other inputs
+    only (`owns_parameters` is then True). Without a device: the kernels
+    compiled and checked by ptxas, then GpuUnavailableError (see the module
+    docstring)."""
     t = time.perf_counter()
     n, why = cuda_status()
     if n:
@@ -47,7 +51,12 @@ def compile_graph(text: str, timings: dict | None = None):
         chip, features, fmt = device_target()
         if find_ptxas() is None:
             fmt = "isa"              # PTX, compiled by the driver
-        compiled = load(compile_host(text, chip=chip, features=features, format=fmt))
+        compiled = load(compile_host(text, chip=chip, features=features, format=fmt,
+                                     resident=len(params or ())))
+        compiled.owns_parameters = bool(params)
+        if params:
+            name, = compiled.signatures
+            compiled.bind_parameters(name, params)
         if timings is not None:
             timings["gpu"] = time.perf_counter() - t
         return compiled

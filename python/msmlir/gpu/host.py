@@ -13,6 +13,14 @@ images loaded by a global constructor (mgpuModuleLoad), run by
 `initialize()`. The result is a msmlir.runtime CompiledModule: `.call(name,
 *arrays)` with numpy in and out, as on the CPU.
 
+A jitted graph's Parameters (weights, optimizer state) can stay on the
+device across calls: compile_host(..., resident=n) marks the last n inputs
+of each public function, and the out-parameters of their updates, as device
+buffers the caller owns (msmlir-gpu-device-buffers' `msmlir.gpu_resident`);
+`GpuModule.bind_parameters(name, params)` then feeds them from
+msmlir.gpu.resident, which uploads a Parameter only when the host changed
+it and reads an updated one back only when the host asks for its value.
+
 The runtime library is the wheel's `mlir/lib/libmlir_cuda_runtime.so`,
 loaded RTLD_LOCAL (it needs `libcuda.so.1`), its mgpu* entry points bound
 explicitly into the engine (msmlir.runtime.linker's rule: nothing resolved
@@ -36,6 +44,7 @@ from msmlir.runtime.compiled_module import CompiledModule
 from .compile import MANGLE, GpuProgram, compile_gpu
 from .device import GpuUnavailableError, cuda_status
 from .ptxas import find_ptxas
+from .resident import DeviceRuntime, ResidentDispatcher
 
 # What gpu-to-llvm and the gpu.launch_func / gpu.binary translation call.
 MGPU_FUNCTIONS = (
@@ -58,21 +67,29 @@ def runtime_library_path() -> str:
     return "libmlir_cuda_runtime.so"
 
 
-def compile_host(src, **options) -> GpuProgram:
+def compile_host(src, *, resident: int = 0, **options) -> GpuProgram:
     """mindir (text or module) -> the LLVM-dialect module of the in-process
-    runtime (stage "host"); `options` are msmlir-gpu-pipeline's. Needs no GPU."""
+    runtime (stage "host"); `options` are msmlir-gpu-pipeline's; the last
+    `resident` inputs of each public function are Parameters kept on the
+    device (GpuModule.bind_parameters). Needs no GPU."""
     options = {k.replace("-", "_"): v for k, v in options.items()}
     options.setdefault("format", "bin" if find_ptxas() is not None else "isa")
-    return compile_gpu(src, host=True, **options)
+    prog = compile_gpu(src, host=True, resident=resident, **options)
+    prog.resident = {name: resident for name in prog.signatures} if resident else {}
+    return prog
 
 
-def _runtime_symbols() -> dict[str, int]:
-    """{mgpu* name: address} from libmlir_cuda_runtime.so, or GpuUnavailableError."""
+def _runtime_library() -> ctypes.CDLL:
+    """libmlir_cuda_runtime.so (RTLD_LOCAL), or GpuUnavailableError."""
     path = runtime_library_path()
     try:
-        lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+        return ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
     except OSError as e:
         raise GpuUnavailableError(f"cannot load MLIR's CUDA runtime ({path}: {e})") from None
+
+
+def _runtime_symbols(lib: ctypes.CDLL) -> dict[str, int]:
+    """{mgpu* name: address} of the runtime library."""
     out = {}
     for name in MGPU_FUNCTIONS:
         try:
@@ -82,17 +99,45 @@ def _runtime_symbols() -> dict[str, int]:
     return out
 
 
-def load(prog: GpuProgram, opt_level: int = 3) -> CompiledModule:
+_RUNTIMES: dict[str, DeviceRuntime] = {}
+
+
+class GpuModule(CompiledModule):
+    """A loaded GPU program (CompiledModule's `call` / `dispatcher`); functions
+    bound with `bind_parameters` take their non-Parameter inputs only and keep
+    the Parameters on the device across calls (msmlir.gpu.resident)."""
+
+    def bind_parameters(self, name: str, params) -> ResidentDispatcher:
+        """Function `name`, its last len(params) inputs fed from `params`, kept
+        on the device (the program must be compiled with resident=len(params))."""
+        if self.resident.get(name, 0) != len(params):
+            raise ValueError(f"{name} was compiled with {self.resident.get(name, 0)} "
+                             f"device-resident inputs, not {len(params)}")
+        path, lib = self._runtime_lib
+        if path not in _RUNTIMES:     # one stream for the Parameters' copies per library
+            _RUNTIMES[path] = DeviceRuntime(lib)
+        d = ResidentDispatcher(self._funcs[name], self.signatures[name], params,
+                               _RUNTIMES[path], name)
+        d.module = self           # keeps the code alive
+        self._dispatchers[name] = d
+        return d
+
+
+def load(prog: GpuProgram, opt_level: int = 3) -> GpuModule:
     """JIT-compiles a compile_host program and loads its kernels on the
     device; raises GpuUnavailableError when this process cannot run it."""
     n, why = cuda_status()
     if n == 0:
         raise GpuUnavailableError(f"cannot run on the GPU: {why}")
-    mgpu = _runtime_symbols()
+    path = runtime_library_path()
+    lib = _runtime_library()
+    mgpu = _runtime_symbols(lib)
     module = prog.module
-    self = CompiledModule.__new__(CompiledModule)
+    self = GpuModule.__new__(GpuModule)
     self.llvm_ir, self.signatures, self.callbacks = module, prog.signatures, []
     self.library, self._dispatchers = None, {}
+    self.resident = dict(prog.resident)
+    self._runtime_lib = (path, lib)
     with module.context:
         self.check_sites = checks.sites_of(module)
         symbols = linker.resolve(linker.external_functions(module),
@@ -105,5 +150,12 @@ def load(prog: GpuProgram, opt_level: int = 3) -> CompiledModule:
     return self
 
 
-def compile_and_load(src, **options) -> CompiledModule:
-    return load(compile_host(src, **options))
+def compile_and_load(src, params=None, **options) -> GpuModule:
+    """compile_host + load; with `params` (the trailing inputs of the one public
+    function, Parameters) they are bound and kept on the device."""
+    if not params:
+        return load(compile_host(src, **options))
+    compiled = load(compile_host(src, resident=len(params), **options))
+    name, = compiled.signatures
+    compiled.bind_parameters(name, params)
+    return compiled

@@ -27,3 +27,18 @@ func.func @g(%a: memref<4xf32>) {
 func.func @h(%a: memref<4xf32, strided<[2]>>) {
   return
 }
+
+// -----
+
+// msmlir.gpu_resident must name memref arguments.
+// expected-error @below {{msmlir-gpu-device-buffers: 'msmlir.gpu_resident' names argument 2, which is not a memref argument of the function}}
+func.func @r(%a: memref<4xf32>, %b: memref<4xf32>) attributes {msmlir.gpu_resident = [2 : i64]} {
+  return
+}
+
+// -----
+
+// expected-error @below {{msmlir-gpu-device-buffers: 'msmlir.gpu_resident' must be an array of argument indices}}
+func.func @s(%a: memref<4xf32>) attributes {msmlir.gpu_resident = 1 : i64} {
+  return
+}

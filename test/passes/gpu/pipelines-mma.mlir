@@ -5,7 +5,10 @@
 
 // Half-precision matmuls through the whole GPU pipeline on the tensor cores:
 // f16 (1024^3, f32 accumulation) as ldmatrix + mma.sync m16n8k16 from
-// 16-byte aligned shared tiles; bf16 (inputs cast in the graph, the casts
+// 16-byte aligned shared tiles in two stages (B, n contiguous, kept k-major
+// and read by ldmatrix .trans), both loaded by cp.async (the prologue's
+// chunks whole, the K loop's zero-filled past K), committed and waited for
+// before each barrier; bf16 (inputs cast in the graph, the casts
 // fused into the kernel) the same through nvvm.mma.sync; f32 stays on FMA
 // unless tf32=true. The accumulators never touch local memory.
 // CHECK-LABEL: func.func private @cpu_matmul_matmul_
@@ -13,13 +16,16 @@
 // CHECK:         gpu.binary
 // CHECK:         gpu.binary
 // CHECK-SAME:      .target sm_90
-// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[5120]
 // CHECK-SAME:      .shared .align 16 .b8 {{.*}}[10240]
-// CHECK-SAME:      ld.global.b16
-// CHECK-SAME:      st.shared.b16
+// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[17408]
+// CHECK-NOT:       ld.global.b16
+// CHECK-SAME:      cp.async.cg.shared.global [%r{{[a-z]*[0-9]+}}], [%rd{{[0-9]+}}], 16, 16;
+// CHECK-SAME:      cp.async.commit_group;
+// CHECK-SAME:      cp.async.wait_group \091;
 // CHECK-SAME:      bar.sync
+// CHECK-SAME:      cp.async.cg.shared.global [%r{{[a-z]*[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK-SAME:      ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// CHECK-SAME:      ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// CHECK-SAME:      ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // CHECK-SAME:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-LABEL: func.func private @cpu_matmul_matmul_cast_
 // CHECK:         gpu.binary

@@ -1,7 +1,8 @@
 /* A stand-in for libcuda.so.1 and MLIR's libmlir_cuda_runtime.so, for the
  * host-runtime tests on machines without a GPU: one device, device memory is
  * host memory, kernels are recorded, not run. fake_log() returns what the
- * compiled host code asked for, one line per call. */
+ * compiled host code asked for, one line per call; a copy's line names its
+ * direction (htod, dtoh, dtod, htoh) from the live allocations. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,20 +32,39 @@ int cuDeviceGetAttribute(int *v, int attr, int dev) {  /* compute capability 8.0
   return 0;
 }
 
+/* live device allocations, to tell a copy's direction */
+static struct { char *p; uint64_t n; } live_[4096];
+static int nlive_;
+
+static int on_device(const void *q) {
+  for (int i = 0; i < nlive_; i++)
+    if ((const char *)q >= live_[i].p && (const char *)q < live_[i].p + live_[i].n) return 1;
+  return 0;
+}
+
 void *mgpuStreamCreate(void) { note("stream\n"); return (void *)0x1; }
 void mgpuStreamDestroy(void *s) { (void)s; note("stream_destroy\n"); }
 void mgpuStreamSynchronize(void *s) { (void)s; note("sync\n"); }
 void *mgpuMemAlloc(uint64_t bytes, void *s, char shared) {
   (void)s; (void)shared;
   void *p = calloc(1, bytes ? bytes : 1);
+  if (nlive_ < 4096) { live_[nlive_].p = p; live_[nlive_].n = bytes ? bytes : 1; nlive_++; }
   note("alloc %llu\n", (unsigned long long)bytes);
   return p;
 }
-void mgpuMemFree(void *p, void *s) { (void)s; free(p); note("free\n"); }
+void mgpuMemFree(void *p, void *s) {
+  (void)s;
+  for (int i = 0; i < nlive_; i++)
+    if (live_[i].p == p) { live_[i] = live_[--nlive_]; break; }
+  free(p);
+  note("free\n");
+}
 void mgpuMemcpy(void *dst, void *src, uint64_t bytes, void *s) {
   (void)s;
+  int d = on_device(dst), s_ = on_device(src);
   memcpy(dst, src, bytes);
-  note("memcpy %llu\n", (unsigned long long)bytes);
+  note("memcpy %llu %s\n", (unsigned long long)bytes,
+       d ? (s_ ? "dtod" : "htod") : (s_ ? "dtoh" : "htoh"));
 }
 void *mgpuModuleLoad(void *data, uint64_t size) {
   note("module_load %s %llu\n", memcmp(data, "\177ELF", 4) == 0 ? "cubin" : "other",

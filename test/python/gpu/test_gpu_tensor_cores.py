@@ -81,7 +81,7 @@ def test_tf32_is_opt_in():
     plain = str(compile_gpu(text, stop_after="mapped").module)
     tf32 = str(compile_gpu(text, stop_after="mapped", tf32=True).module)
     assert not re.search(r"x4xf32>", plain) and "x20xf32" not in plain      # FMA tiles
-    assert re.search(r"memref<\d+x20xf32>", tf32) and re.search(r"x4xf32>", tf32)
+    assert re.search(r"memref<2x\d+x20xf32>", tf32) and re.search(r"x4xf32>", tf32)
     A = rng.standard_normal(a).astype(np.float32)
     B = rng.standard_normal(b).astype(np.float32)
     # the CPU form sums the f32 inputs unrounded (the hardware rounds them to TF32)
@@ -127,10 +127,17 @@ def test_f16_mma_ptxas(chip, features):
     # 64x128 tiles, 8 warps of 32x32 (2x4 fragments), K steps of 32 (two k16 slices)
     assert len(re.findall(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32", ptx)) == 16
     assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx)) == 4
-    assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x2\.shared\.b16", ptx)) == 8
-    assert re.search(r"\.shared \.align 16 \.b8 \S+\[5120\]", ptx)      # A: 64 x (32 + 8) f16
-    assert re.search(r"\.shared \.align 16 \.b8 \S+\[10240\]", ptx)     # B: 128 x (32 + 8) f16
-    assert r.shared == 15360 and r.registers <= 168, r
+    # B (n contiguous) stays k-major in shared memory: ldmatrix .trans
+    assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16", ptx)) == 8
+    # two stages: A 2 x 64 x (32 + 8) f16, B 2 x 32 x (128 + 8) f16
+    assert re.search(r"\.shared \.align 16 \.b8 \S+\[10240\]", ptx)
+    assert re.search(r"\.shared \.align 16 \.b8 \S+\[17408\]", ptx)
+    assert r.shared == 27648 and r.registers <= 168, r
+    # both tiles by cp.async, 16-byte chunks: A one a thread, B two, in the
+    # prologue and per K step; no element loads left for the tiles
+    assert ptx.count("cp.async.cg.shared.global") == 6 and "ld.global.b16" not in ptx
+    assert ptx.count("cp.async.commit_group") == 2
+    assert len(re.findall(r"cp\.async\.wait_group\s+1;", ptx)) == 2
     launch, = [l for l in prog.launches if l.kernel == name]
     assert (launch.grid, launch.block) == ((8, 16, 1), (256, 1, 1))
 
@@ -142,7 +149,7 @@ def test_tf32_mma_ptxas():
     prog = compile_gpu(text, tf32=True)
     (name, r, ptx), = _mma_kernels(prog, "sm_90")
     assert len(re.findall(r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32", ptx)) == 16
-    assert "ldmatrix" not in ptx and r.shared == 2 * (64 + 128) * 20 * 4 // 2
+    assert "ldmatrix" not in ptx and r.shared == 2 * (64 + 128) * 20 * 4
 
 
 @needs_ptxas
@@ -198,7 +205,7 @@ def test_bf16_mma_ptxas():
     (name, r, ptx), = _mma_kernels(prog, "sm_90")
     assert len(re.findall(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32", ptx)) == 16
     assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx)) == 4
-    assert r.shared == 15360 and r.registers <= 168, r
+    assert r.shared == 27648 and r.registers <= 168, r
 
 
 def test_tf32_from_the_context():
@@ -208,10 +215,10 @@ def test_tf32_from_the_context():
     text, _, _ = _matmul(96, 40, 72, "f32")
     try:
         ms.set_context(gpu_config={"matmul_allow_tf32": True})
-        assert re.search(r"memref<\d+x20xf32>", str(compile_gpu(text, stop_after="mapped").module))
+        assert re.search(r"memref<2x\d+x20xf32>", str(compile_gpu(text, stop_after="mapped").module))
         with pytest.raises(TypeError, match="'gpu_config' must be a dict"):
             ms.set_context(gpu_config="tf32")
     finally:
         _reset_context()
-    assert not re.search(r"memref<\d+x20xf32>",
+    assert not re.search(r"memref<2x\d+x20xf32>",
                          str(compile_gpu(text, stop_after="mapped").module))
