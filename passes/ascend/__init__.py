@@ -8,21 +8,24 @@
                         f32 masks (Compare/Select), i32 inputs as f32 images,
                         f16 as half in GM (Cast to f32, each f16 op rounded)
     cube.py             matmul kernels on the cube unit: GM -> L1 (ND -> NZ), L0A/L0B,
-                        Mmad into L0C, Fixpipe to GM; batched (batch strides, a shared
-                        A), f16 operands accumulating in f32 (Fixpipe F322F16)
-    conv.py             convolutions (forward, input and filter gradients) as groups:
-                        [filter permute / bias column] -> im2col (DataCopyPad runs)
-                        -> batched cube matmul -> [vector epilogue]
+                        Mmad into L0C, Fixpipe to GM; double-buffered queues (the next
+                        K step copied in under this one's Mmad); batched (batch and
+                        group strides, a shared A), f16 operands accumulating in f32
+    conv.py             convolutions (forward, input and filter gradients; strided,
+                        dilated, grouped) as groups: [filter permute / bias column]
+                        -> im2col (DataCopyPad runs, or whole rows + Gather) ->
+                        batched cube matmul (double-buffered) -> [vector epilogue]
     pool.py             max and average pooling and their gradients on the vector
-                        path (Gather tables, padding as a -inf / zero slot,
+                        path, f32 or f16 (an f32 image on chip), dilated windows
+                        (Gather tables, padding as a -inf / zero slot,
                         overlapping windows as summed inverse Gathers,
                         Compare/Select for the first maximum)
     split.py            sums over the outer and inner axes (bias gradients) as a
                         row-mode then a column-mode vector kernel
     group.py            matmul kernels with transposed operands / epilogues: a group
                         of kernels (transpose, cube, vector epilogue) over GM workspaces
-    scalar.py           the scalar fallback: any other kernel (strided-width or dilated
-                        convolutions, f16 pooling, middle-axis reductions, gathers)
+    scalar.py           the scalar fallback: any other kernel (f16 convolutions,
+                        middle-axis reductions, gathers)
                         as scalar loops over GM, one core
     emit.py             Ascend C kernel, host tiling, launch stub, project layout
     cost.py             per-kernel report and the cost model

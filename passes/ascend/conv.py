@@ -1,25 +1,37 @@
 """Convolution kernels as im2col + cube matmuls (no pass): a group of Ascend C
 kernels over GM workspaces, as group.py's matmul groups.
 
-A kernel holding one `linalg.conv_2d_nchw_fchw` (stride 1 along the width,
-dilation 1; any stride along the height; zero padding) becomes
+A kernel holding one `linalg.conv_2d_nchw_fchw` or, grouped,
+`linalg.conv_2d_ngchw_gfchw` (any strides and dilations, zero padding) becomes
 
     [filter permute (AIV)] -> im2col (AIV) -> batched cube matmul (AIC, cube.py)
         -> [epilogue (AIV, vector.py)]
 
-  * im2col: col[b, (c, kh, kw), (oh, ow)] = in[b, c, oh*sh + kh - pt, ow + kw - pl]
-    in a GM workspace. Every (b, c, kh, kw) row is a window of `in` whose rows
-    are contiguous runs in GM, so the im2col is pure data movement: DataCopyPad
-    GM -> UB (one run per UB row, GM stride between runs) and UB -> GM (the runs
-    packed), through a TQueBind<VECIN, VECOUT> of depth 2; the zero padding is
-    written from a UB buffer of zeros (Duplicate). The GM side of DataCopyPad
-    has no alignment rule, which is what makes unaligned runs legal here.
+  * im2col: col[b, (c, kh, kw), (oh, ow)] = in[b, c, oh*sh + kh*dh - pt, ow*sw + kw*dw - pl]
+    in a GM workspace. With a unit width stride every (b, c, kh, kw) row is a
+    window of `in` whose rows are contiguous runs in GM, so the im2col is pure
+    data movement: DataCopyPad GM -> UB (one run per UB row, GM stride between
+    runs) and UB -> GM (the runs packed), through a TQueBind<VECIN, VECOUT> of
+    depth 2; the zero padding is written from a UB buffer of zeros (Duplicate).
+    The GM side of DataCopyPad has no alignment rule, which is what makes
+    unaligned runs legal here. The other form (needed for a width stride,
+    the strided input gradient's interleaved dout, a crop; chosen by the cost
+    model where it is cheaper) brings the source rows of one (b, c, kh) into
+    UB once (GM row strides) and forms every kw's im2col rows on chip: one
+    Gather per row through a table per kw (built once; borders and
+    interleave gaps read a zeroed margin), the rows out at a GM stride of ry
+    output rows (_im2col_gather_body): KW + 1 copies per (b, c, kh) instead
+    of 2 KW.
+  * grouped: the batch is (image, group); im2col's source adds g * sg, the
+    cube's operands (bo, bi) strides (the filter of group g at g * O * K).
   * the product y_b[O, OH*OW] = A[O, C*KH*KW] @ col_b is a batched cube kernel
     whose A has batch stride 0 (one filter for every image) and whose C lands
     in NCHW directly (or, when the kernel transposes the result [1, 0, 2, 3],
     straight into the transposed layout through Fixpipe's row pitch).
   * the operands the linalg form builds inside the kernel are absorbed:
-    tensor.pad of the input (im2col's zero rows), linalg.transpose
+    tensor.pad / extract_slice (a crop) / strided insert_slice into zeros
+    (the strided input gradient's interleave) of the input, the group split
+    (expand_shape), linalg.transpose
     [1, 0, 2, 3] of the input (im2col's batch/channel strides) or of the
     filter (a permute kernel: [C, O, KK] -> [O, C, KK] by DataCopyPad runs),
     and the input gradient's rotated filter (W[f, c, KH-1-kh, KW-1-kw]: the
@@ -31,7 +43,7 @@ dilation 1; any stride along the height; zero padding) becomes
 What is left of the kernel (bias, relu, the relu mask, an optimizer update)
 is a vector kernel planned by vector.py from a copy of the function in which
 the conv result is an argument, as group.py does for matmul epilogues.
-Width strides > 1 and dilations raise Unsupported (the scalar fallback).
+f16 convolutions raise Unsupported (the scalar fallback).
 """
 from __future__ import annotations
 
@@ -71,40 +83,125 @@ def _const_f(v: ir.Value):
     return ir.FloatAttr(op.attributes["value"]).value
 
 
+def _perm(op) -> list[int] | None:
+    if op is None or op.name != "linalg.transpose":
+        return None
+    return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+
+
+def _split_dim1(op) -> int | None:
+    """G of a tensor.expand_shape splitting dim 1 of a 4-D tensor into (G, d1 / G)
+    (grouped convolutions), else None."""
+    if op is None or op.name != "tensor.expand_shape":
+        return None
+    src, out = (list(ir.RankedTensorType(v.type).shape) for v in (op.operands[0], op.results[0]))
+    # a row-major reshape: the shapes say it all (unit dims make the reassociation ambiguous)
+    if len(src) != 4 or len(out) != 5 or out[0] != src[0] or out[1] * out[2] != src[1] or out[3:] != src[2:]:
+        return None
+    return out[1]
+
+
+def _split_dim0(op) -> bool:
+    """Whether op is a tensor.expand_shape splitting dim 0 of a 4-D tensor in two
+    (a grouped filter [G * Og, Cg, KH, KW] -> [G, Og, Cg, KH, KW])."""
+    if op is None or op.name != "tensor.expand_shape":
+        return False
+    src, out = (list(ir.RankedTensorType(v.type).shape) for v in (op.operands[0], op.results[0]))
+    return len(src) == 4 and len(out) == 5 and out[0] * out[1] == src[0] and out[2:] == src[1:]
+
+
 class _Input:
-    """The conv's input as a view of a kernel argument: in[b, c, h, w] =
-    arg[b * sb + c * sc + (h - pt) * W + (w - pl)], zero outside."""
+    """The conv's input V (4-D [B, C, Hv, Wv], or 5-D [B, G, C, Hv, Wv] for a
+    grouped convolution) as a view of a kernel argument x [d0, d1, H, W]:
+    V[b, (g,) c, y, v] = x[b * sb (+ g * sg) + c * sc + ((y - pt) / ry) * W + (v - pl) / rx]
+    when both divisions are exact and land inside x, zero elsewhere. pt, pl
+    are the low offsets (a zero padding, or negative: a cropped border),
+    ry, rx > 1 an interleave (the input gradient of a strided convolution
+    spreads dout with ry - 1 zero rows between its rows). The ops between
+    x and the conv (pads, crops, the interleaving insert, transposes of the
+    leading dims, the group split) are absorbed."""
 
     def __init__(self, v: ir.Value, block):
-        self.pads = [0, 0, 0, 0]                     # top, bottom, left, right
-        swapped = False
+        self.pt = self.pl = 0
+        self.ry = self.rx = 1
+        self.Hv, self.Wv = list(ir.RankedTensorType(v.type).shape)[-2:]
+        chain = []
         while True:
             op = _op(v)
             if op is None:
                 break
-            if op.name == "tensor.pad":
-                low = list(ir.DenseI64ArrayAttr(op.attributes["static_low"]))
-                high = list(ir.DenseI64ArrayAttr(op.attributes["static_high"]))
-                yld = [o.operation for o in op.regions[0].blocks[0].operations][-1]
-                if len(op.operands) != 1 or low[:2] != [0, 0] or high[:2] != [0, 0] or min(low + high) < 0 \
-                        or _const_f(yld.operands[0]) != 0.0:
-                    raise Unsupported("a convolution input padded otherwise than with zeros on H and W")
-                for i, d in enumerate((low[2], high[2], low[3], high[3])):
-                    self.pads[i] += d
-                v = op.operands[0]
-            elif _is_swap01(op):              # pads are on H and W: the order does not matter
-                swapped = not swapped
-                v = op.operands[0]
-            else:
+            if op.name not in ("tensor.pad", "tensor.extract_slice", "tensor.insert_slice", "linalg.transpose",
+                               "tensor.expand_shape"):
                 raise Unsupported(f"a convolution input computed by '{op.name}' inside the kernel")
+            chain.append(op)
+            v = op.operands[0]
         if v.owner != block:
             raise Unsupported("a convolution input that is not a kernel argument")
         self.arg = v.arg_number
         shape = list(ir.RankedTensorType(v.type).shape)
         self.numel = math.prod(shape)
         d0, d1, self.H, self.W = shape
-        self.sb, self.sc = (self.H * self.W, d1 * self.H * self.W) if swapped else (d1 * self.H * self.W,
-                                                                                  self.H * self.W)
+        lead = [(d0, d1 * self.H * self.W), (d1, self.H * self.W)]     # (size, stride) of the leading dims
+        for op in reversed(chain):                                      # from x outwards
+            if op.name in ("tensor.pad", "tensor.extract_slice", "tensor.insert_slice"):
+                self._spatial(op)
+            elif op.name == "linalg.transpose":
+                perm = _perm(op)
+                n = len(perm)
+                if perm[n - 2:] != [n - 2, n - 1] or len(lead) != n - 2:
+                    raise Unsupported("a convolution input transposed across its spatial dims")
+                lead = [lead[p] for p in perm[:n - 2]]
+            else:
+                g = _split_dim1(op)
+                if g is None or len(lead) != 2:
+                    raise Unsupported("a convolution input reshaped otherwise than into groups")
+                (a, sa), (c, sc) = lead
+                lead = [(a, sa), (g, c // g * sc), (c // g, sc)]
+        if len(lead) == 2:
+            lead.insert(1, (1, 0))
+        (_, self.sb), (self.G, self.sg), (_, self.sc) = lead
+        # zeros read by the convolution: a border, or the interleave's gaps
+        self.pb = self.Hv - self.pt - ((self.H - 1) * self.ry + 1)
+        self.pr = self.Wv - self.pl - ((self.W - 1) * self.rx + 1)
+        self.padded = (self.ry, self.rx) != (1, 1) or max(self.pt, self.pb, self.pl, self.pr) > 0
+
+    def _spatial(self, op):
+        if (self.ry, self.rx) != (1, 1) and op.name == "tensor.insert_slice":
+            raise Unsupported("a convolution input interleaved twice")
+        rank = ir.RankedTensorType(op.results[0].type).rank
+        if rank != 4:
+            raise Unsupported("a convolution input padded or sliced after its group split")
+        if op.name == "tensor.pad":
+            low = list(ir.DenseI64ArrayAttr(op.attributes["static_low"]))
+            high = list(ir.DenseI64ArrayAttr(op.attributes["static_high"]))
+            yld = [o.operation for o in op.regions[0].blocks[0].operations][-1]
+            if len(op.operands) != 1 or low[:2] != [0, 0] or high[:2] != [0, 0] or min(low + high) < 0 \
+                    or _const_f(yld.operands[0]) != 0.0:
+                raise Unsupported("a convolution input padded otherwise than with zeros on H and W")
+            self.pt += low[2]
+            self.pl += low[3]
+            return
+        offs, sizes, strides = (list(ir.DenseI64ArrayAttr(op.attributes[k])) for k in
+                                ("static_offsets", "static_sizes", "static_strides"))
+        src = list(ir.RankedTensorType(op.operands[0].type).shape)
+        if op.name == "tensor.extract_slice":            # a crop: V[y] = src[y + offset]
+            if len(op.operands) != 1 or offs[:2] != [0, 0] or sizes[:2] != src[:2] or set(strides) != {1}:
+                raise Unsupported("a convolution input sliced otherwise than on H and W")
+            self.pt -= offs[2]
+            self.pl -= offs[3]
+            return
+        from .plan import _const_scalar                  # src spread into zeros: V[o + k * s] = src[k]
+        if len(op.operands) != 2 or _const_scalar(op.operands[1]) != 0.0 or offs[:2] != [0, 0] or \
+                strides[:2] != [1, 1] or src[:2] != list(ir.RankedTensorType(op.operands[1].type).shape)[:2] \
+                or (self.pt, self.pl) != (0, 0):
+            raise Unsupported("a convolution input inserted otherwise than into zeros on H and W")
+        self.pt, self.pl = offs[2], offs[3]
+        self.ry, self.rx = strides[2], strides[3]
+
+    def contiguous(self, sw: int) -> bool:
+        """Whether every im2col row is a run of consecutive x elements per output
+        row (DataCopyPad alone): unit width stride, no interleave, no crop."""
+        return sw == 1 and (self.ry, self.rx) == (1, 1) and min(self.pt, self.pl) >= 0
 
 
 def _int_const(v: ir.Value, sym: dict):
@@ -117,32 +214,54 @@ def _int_const(v: ir.Value, sym: dict):
 
 
 class _Filter:
-    """The conv's filter [O, C, KH, KW] as a kernel argument: direct (`permute`
-    False), or stored [C, O, KH, KW] (`permute`: the A matrix is a permute of
-    it), possibly rotated by 180 degrees (`flip`: im2col reverses the window)."""
+    """The conv's filter ([O, C, KH, KW], or [G, O/G, C, KH, KW] grouped) as
+    a kernel argument: direct (`perm` None: the A matrices are rows of it),
+    or a permute of it (`perm` = (groups, A, Bd, inner): the A matrices are
+    y[g, Bd, A, inner] = x[g, A, Bd, inner], a permute kernel), possibly
+    rotated by 180 degrees (`flip`: im2col reverses the window)."""
 
     def __init__(self, v: ir.Value, block):
-        self.permute = self.flip = False
+        self.flip = False
+        self.perm = None
+        fshape = list(ir.RankedTensorType(v.type).shape)
+        KK = fshape[-1] * fshape[-2]
         op = _op(v)
-        if op is not None and _is_swap01(op):
-            self.permute, v = True, op.operands[0]
+        if op is not None and _perm(op) in ([1, 0, 2, 3], [1, 2, 0, 3, 4]):
+            # [C, O, KK] stored (the filter gradient's dout, split in groups: [N, G*Og, KK])
+            v = op.operands[0]
+            if len(fshape) == 5:
+                if _split_dim1(_op(v)) is None:
+                    raise Unsupported("a grouped convolution filter of an unexpected form")
+                v = _op(v).operands[0]
+            s = list(ir.RankedTensorType(v.type).shape)
+            self.perm = (1, s[0], s[1], KK)
         elif op is not None and op.name == "linalg.generic":
             v = self._rotated(op)
-            self.permute = self.flip = True
+            if len(fshape) == 5:                        # per group: [Og, Cg, KK] -> [Cg, Og, KK]
+                self.perm = (fshape[0], fshape[2], fshape[1], KK)
+            else:
+                self.perm = (1, fshape[1], fshape[0], KK)
+            self.flip = True
+        elif op is not None and len(fshape) == 5 and _split_dim0(op):
+            v = op.operands[0]
         elif op is not None:
             raise Unsupported(f"a convolution filter computed by '{op.name}' inside the kernel")
         if v.owner != block:
             raise Unsupported("a convolution filter that is not a kernel argument")
         self.arg = v.arg_number
         self.shape = list(ir.RankedTensorType(v.type).shape)
+        if self.perm is not None and (self.perm[1] == 1 or self.perm[2] == 1):
+            self.perm = None                            # a permute of a unit dim is the identity
 
     @staticmethod
     def _rotated(op) -> ir.Value:
         """The argument W of `out[a, b, i, j] = W[b, a, KH-1-i, KW-1-j]` (the
-        input gradient's rotated filter), else Unsupported."""
+        input gradient's rotated filter; grouped: `out[g, a, b, i, j] =
+        W5[g, b, a, KH-1-i, KW-1-j]`, W5 W split in groups), else Unsupported."""
         shape = list(ir.RankedTensorType(op.results[0].type).shape)
         body = [o.operation for o in op.regions[0].blocks[0].operations]
-        if len(op.operands) != 1 or len(shape) != 4:
+        r = len(shape)
+        if len(op.operands) != 1 or r not in (4, 5):
             raise Unsupported("a convolution filter computed by a linalg.generic")
         sym = {}
         ext = None
@@ -160,20 +279,29 @@ class _Filter:
                 raise Unsupported("a convolution filter computed by a linalg.generic")
         if ext is None or body[-1].operands[0] != ext.results[0]:
             raise Unsupported("a convolution filter computed by a linalg.generic")
-        idx = [sym.get(x) for x in list(ext.operands)[1:]]
-        kh, kw = shape[2], shape[3]
-        op0 = _op(ext.operands[0])
-        if op0 is not None and op0.name == "arith.constant":
+        idx = [sym.get(x) or ("c", _int_const(x, sym)) for x in list(ext.operands)[1:]]
+        kh, kw = shape[-2], shape[-1]
+        src = ext.operands[0]
+        op0 = _op(src)
+        lead = [("d", 1), ("d", 0)] if r == 4 else [("d", 0), ("d", 2), ("d", 1)]
+        want = lead + [("r", r - 2, kh - 1), ("r", r - 1, kw - 1)]
+        src_shape = list(ir.RankedTensorType(src.type).shape)
+        # a unit dim may be indexed by a constant 0
+        if len(idx) != r or any(a != e and not (a == ("c", 0) and n == 1) for a, e, n in zip(idx, want, src_shape)):
             raise Unsupported("a convolution filter computed by a linalg.generic")
-        if idx != [("d", 1), ("d", 0), ("r", 2, kh - 1), ("r", 3, kw - 1)]:
+        if r == 5:
+            if not _split_dim0(op0):
+                raise Unsupported("a grouped convolution filter of an unexpected form")
+            return op0.operands[0]
+        if op0 is not None:
             raise Unsupported("a convolution filter computed by a linalg.generic")
-        return ext.operands[0]
+        return src
 
 
 def conv_op(fn):
-    """The kernel's single linalg.conv_2d_nchw_fchw, or None."""
+    """The kernel's single linalg.conv_2d_nchw_fchw / conv_2d_ngchw_gfchw (grouped), or None."""
     ops = [o.operation for o in fn.regions[0].blocks[0].operations]
-    convs = [o for o in ops if o.name == "linalg.conv_2d_nchw_fchw"]
+    convs = [o for o in ops if o.name in ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_ngchw_gfchw")]
     if not convs:
         return None
     if len(convs) > 1:
@@ -201,43 +329,94 @@ def _dma_plan(kernel, func, kind, what, ins, outs, tiling, ub_bytes, tile, copie
     return plan
 
 
-def im2col_plan(inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int, sh: int, flip: bool,
+def im2col_plan(inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int, strides, dils, flip: bool,
                 kernel: str, func: str, *, soc: str, cores: int, in_shape, ones: bool = False) -> Plan:
     """col[B, C*KH*KW (+1), OH*OW] of `inp` (see the module docstring);
-    `ones`: a last row of ones per image (the bias column's partner)."""
-    pt, pb, pl, pr = inp.pads
+    `ones`: a last row of ones per image (the bias column's partner).
+    Two forms: runs (unit width stride, no interleave, no crop: DataCopyPad
+    alone, one item per (b, c, kh, kw)), or rows + Gather (any window: the
+    source rows of one (b, c, kh) brought into UB once, every kw's columns
+    gathered from them). Where both apply, the cheaper by the cost model."""
+    from .cost import estimate
+    sh, sw = strides
+    if inp.ry > 1 and sh > 1:
+        raise Unsupported("a strided convolution of an interleaved input")
+    forms = [True] + ([False] if inp.contiguous(sw) else [])
+    best = None
+    for gather in forms:
+        try:
+            plan = _im2col_form(gather, inp, C, B, KH, KW, OH, OW, strides, dils, flip, kernel, func, soc=soc,
+                                cores=cores, in_shape=in_shape, ones=ones)
+        except Unsupported:
+            if gather and len(forms) > 1:
+                continue
+            raise
+        cyc = estimate(plan)["cycles"]
+        if best is None or cyc < best[0]:
+            best = (cyc, plan)
+    return best[1]
+
+
+def _im2col_form(gather: bool, inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int, strides, dils,
+                 flip: bool, kernel: str, func: str, *, soc: str, cores: int, in_shape, ones: bool) -> Plan:
+    sh, sw = strides
+    dh, dw = dils
+    padded = inp.padded
     pitch = align_up(OW)
-    tile_rows = max(1, min(OH, UB_TILE_BYTES // (pitch * F32)))
-    padded = any(inp.pads)
-    zero_rows = max(1, min(OH, ZERO_ROWS_BYTES // (pitch * F32))) if padded or ones else 0
-    items = B * C * KH * KW
+    G = inp.G
+    items = B * G * C * KH * (1 if gather else KW)
     block_dim, per = _split(items, cores)
-    tiling = {"C": C, "H": inp.H, "W": inp.W, "sb": inp.sb, "sc": inp.sc, "KH": KH, "KW": KW, "OH": OH,
-              "OW": OW, "sh": sh, "pt": pt, "pl": pl, "flip": int(flip), "tileRows": tile_rows,
-              "zeroRows": zero_rows, "ones": int(ones), "items": items, "itemsPerCore": per,
-              "blockDim": block_dim}
-    ub = 2 * tile_rows * pitch * F32 + (int(padded) + int(ones)) * zero_rows * pitch * F32
-    copies = 2 * -(-OH // tile_rows) + (4 if padded else 0)
+    tiling = {"C": C, "H": inp.H, "W": inp.W, "sb": inp.sb, "G": G, "sg": inp.sg, "sc": inp.sc, "KH": KH, "KW": KW,
+              "OH": OH, "OW": OW, "sh": sh, "sw": sw, "dh": dh, "dw": dw, "ry": inp.ry, "rx": inp.rx,
+              "pt": inp.pt & 0xFFFFFFFF, "pl": inp.pl & 0xFFFFFFFF, "flip": int(flip)}
+    rows_max = min(OH, inp.H)
+    if gather:
+        pin = 8 + align_up(inp.W)                      # a source row after its 8 zeros (the Gather's zero)
+        if 2 * (pin + pitch) * F32 > 2 * UB_TILE_BYTES or KW * pitch * 4 > ZERO_ROWS_BYTES * 2:
+            raise Unsupported(f"an im2col row of {inp.W} -> {OW} elements does not fit UB")
+        tile_rows = max(1, min(rows_max, UB_TILE_BYTES // ((pin + pitch) * F32)))
+        ub = 2 * tile_rows * (pin + pitch) * F32 + KW * pitch * 4
+    else:
+        tile_rows = max(1, min(OH, UB_TILE_BYTES // (pitch * F32)))
+        ub = 2 * tile_rows * pitch * F32
+    zero_rows = max(1, min(OH, ZERO_ROWS_BYTES // (pitch * F32))) if padded or ones else 0
+    ub += (int(padded) + int(ones)) * zero_rows * pitch * F32
+    tiling.update({"tileRows": tile_rows, "zeroRows": zero_rows, "ones": int(ones), "items": items,
+                   "itemsPerCore": per, "blockDim": block_dim})
+    row_tiles = -(-rows_max // tile_rows)
+    fills = (2 if inp.ry > 1 else 4) if padded else 0
+    if gather:     # per (b, c, kh): the rows in once, KW gathered blocks out
+        copies = row_tiles * (1 + KW) + KW * min(fills, 2)
+        moved = (rows_max * inp.W + KW * OH * OW) * F32
+    else:
+        copies, moved = 2 * row_tiles + fills, 2 * OH * OW * F32
     rows = C * KH * KW + int(ones)
     plan = _dma_plan(kernel, func, "im2col", "im2col", [(inp.numel, in_shape)],
-                     [(B * rows * OH * OW, [B, rows, OH * OW])], tiling, ub,
-                     f"{tile_rows}x{OW}", copies, 2 * OH * OW * F32)
+                     [(B * G * rows * OH * OW, [B * G, rows, OH * OW])], tiling, ub,
+                     f"{tile_rows}x{OW}", copies, moved)
     plan.dma["padded"] = padded
+    plan.dma["gather"] = gather
+    if gather:     # one Gather per source row and kw; the tables once per core
+        plan.dma["vector_per_item"] = KW * rows_max * (8 + math.ceil(pitch * F32 / 256))
+        plan.dma["setup"] = (KW * pitch, 2 + int(padded) + int(ones))
     plan.soc = soc
     return plan
 
 
-def permute_plan(A: int, Bd: int, inner: int, kernel: str, func: str, *, soc: str, cores: int, in_shape) -> Plan:
-    """y[Bd, A, inner] = x[A, Bd, inner] by DataCopyPad runs of `inner` elements."""
+def permute_plan(A: int, Bd: int, inner: int, kernel: str, func: str, *, soc: str, cores: int, in_shape,
+                 groups: int = 1) -> Plan:
+    """y[g, Bd, A, inner] = x[g, A, Bd, inner] (g < groups) by DataCopyPad runs
+    of `inner` elements."""
     pitch = align_up(inner)
     if pitch * F32 > UB_TILE_BYTES:
         raise Unsupported(f"permuting runs of {inner} elements does not fit UB")
     tile_b = max(1, min(Bd, UB_TILE_BYTES // (pitch * F32)))
-    block_dim, per = _split(A, cores)
-    tiling = {"A": A, "Bd": Bd, "inner": inner, "tileB": tile_b, "items": A, "itemsPerCore": per,
+    block_dim, per = _split(groups * A, cores)
+    tiling = {"A": A, "Bd": Bd, "inner": inner, "tileB": tile_b, "items": groups * A, "itemsPerCore": per,
               "blockDim": block_dim}
-    plan = _dma_plan(kernel, func, "permute", "permute", [(A * Bd * inner, in_shape)],
-                     [(A * Bd * inner, [Bd, A * inner])], tiling, 2 * tile_b * pitch * F32,
+    n = groups * A * Bd * inner
+    plan = _dma_plan(kernel, func, "permute", "permute", [(n, in_shape)],
+                     [(n, [groups * Bd, A * inner])], tiling, 2 * tile_b * pitch * F32,
                      f"{tile_b}x{inner}", 2 * -(-Bd // tile_b), 2 * Bd * inner * F32)
     plan.soc = soc
     return plan
@@ -316,6 +495,8 @@ def dma_source(plan: Plan, bug: str = "") -> str:
         body = _permute_body(op, plan)
     elif plan.dma["kind"] == "augment":
         body = _augment_body(op, plan)
+    elif plan.dma.get("gather"):
+        body = _im2col_gather_body(op, plan, plan.dma["padded"], bool(t["ones"]))
     else:
         body = _im2col_body(op, plan, plan.dma["padded"], bool(t["ones"]))
     return head + body + (
@@ -326,7 +507,7 @@ def dma_source(plan: Plan, bug: str = "") -> str:
 
 def _permute_body(op: str, plan: Plan) -> str:
     n_in, n_out = plan.inputs[0][1], plan.outputs[0][1]
-    return f"""// y[Bd, A, inner] = x[A, Bd, inner]: per a, runs of `inner` elements to a GM stride of A * inner.
+    return f"""// y[g, Bd, A, inner] = x[g, A, Bd, inner]: per (g, a), runs of `inner` elements to a GM stride of A * inner.
 class Kernel{op} {{
  public:
   __aicore__ inline Kernel{op}() {{}}
@@ -340,16 +521,18 @@ class Kernel{op} {{
   }}
 
   __aicore__ inline void Process() {{
-    for (uint32_t a = begin; a < end; ++a)
+    for (uint32_t item = begin; item < end; ++item) {{
+      uint32_t a = item % A, base = item / A * A * Bd * inner;     // item = (group, a)
       for (uint32_t b0 = 0; b0 < Bd; b0 += tileB) {{
         uint32_t n = Bd - b0 < tileB ? Bd - b0 : tileB;
         LocalTensor<float> t = que.AllocTensor<float>();
-        DataCopyPad(t, xGm[(a * Bd + b0) * inner], DataCopyExtParams{{(uint16_t)n, inner * (uint32_t)sizeof(float), 0, 0, 0}}, DataCopyPadExtParams<float>{{false, 0, 0, 0.0f}});
+        DataCopyPad(t, xGm[base + (a * Bd + b0) * inner], DataCopyExtParams{{(uint16_t)n, inner * (uint32_t)sizeof(float), 0, 0, 0}}, DataCopyPadExtParams<float>{{false, 0, 0, 0.0f}});
         que.EnQue(t);
         LocalTensor<float> u = que.DeQue<float>();
-        DataCopyPad(yGm[(b0 * A + a) * inner], u, DataCopyExtParams{{(uint16_t)n, inner * (uint32_t)sizeof(float), 0, (A - 1) * inner * (uint32_t)sizeof(float), 0}});
+        DataCopyPad(yGm[base + (b0 * A + a) * inner], u, DataCopyExtParams{{(uint16_t)n, inner * (uint32_t)sizeof(float), 0, (A - 1) * inner * (uint32_t)sizeof(float), 0}});
         que.FreeTensor(u);
       }}
+    }}
   }}
 
  private:
@@ -391,15 +574,15 @@ def _im2col_body(op: str, plan: Plan, padded: bool, ones: bool) -> str:
     if (item % KK == KK - 1) Fill(oneBuf, dst + OH * OW, OH, OW);  // the image's row of ones (bias)""" \
         if ones else ""
     bufs = "".join(f"\n  TBuf<TPosition::VECCALC> {b};" for b, on in (("zeroBuf", padded), ("oneBuf", ones)) if on)
-    return f"""// col[b, (c, kh, kw), (oh, ow)] = x[b, c, oh * sh + kh' - pt, ow + kw' - pl] (kh' = KH-1-kh when flip),
-// zero outside x: one item per (b, c, kh, kw), {t['items']} items over {t['blockDim']} cores.
+    return f"""// col[b, (c, kh, kw), (oh, ow)] = x[b, c, oh * sh + kh' * dh - pt, ow + kw' * dw - pl] (kh' = KH-1-kh when
+// flip), zero outside x: one item per (b, c, kh, kw), {t['items']} items over {t['blockDim']} cores.
 class Kernel{op} {{
  public:
   __aicore__ inline Kernel{op}() {{}}
   __aicore__ inline void Init(GM_ADDR x0, GM_ADDR y0, const {op}TilingData& td) {{
-    C = td.C; H = td.H; W = td.W; sb = td.sb; sc = td.sc; KH = td.KH; KW = td.KW; OH = td.OH; OW = td.OW;
-    sh = td.sh; pt = td.pt; pl = td.pl; flip = td.flip; tileRows = td.tileRows; zeroRows = td.zeroRows;
-    ones = td.ones; KK = C * KH * KW;
+    C = td.C; H = td.H; W = td.W; sb = td.sb; G = td.G; sg = td.sg; sc = td.sc; KH = td.KH; KW = td.KW; OH = td.OH; OW = td.OW;
+    sh = td.sh; dh = td.dh; dw = td.dw; pt = td.pt; pl = td.pl; flip = td.flip; tileRows = td.tileRows;
+    zeroRows = td.zeroRows; ones = td.ones; KK = C * KH * KW;
     pitch = (OW + 7) / 8 * 8;
     begin = GetBlockIdx() * td.itemsPerCore;
     end = begin + td.itemsPerCore < td.items ? begin + td.itemsPerCore : td.items;
@@ -417,6 +600,7 @@ class Kernel{op} {{
     uint32_t kw = item % KW, kh = item / KW % KH, c = item / (KW * KH) % C, b = item / (KW * KH * C);
     if (flip) {{ kh = KH - 1 - kh; kw = KW - 1 - kw; }}
     uint32_t dst = ((item / KK) * (KK + ones) + item % KK) * OH * OW;{ones_call}
+    kh *= dh; kw *= dw;                                             // the window offsets (dilation)
     // output rows/columns whose input position is inside x
     uint32_t ohLo = pt > kh ? (pt - kh + sh - 1) / sh : 0;
     uint32_t ohHi = H + pt > kh ? (H + pt - kh - 1) / sh + 1 : 0;
@@ -431,7 +615,7 @@ class Kernel{op} {{
     for (uint32_t r0 = ohLo; r0 < ohHi; r0 += tileRows) {{
       uint32_t n = ohHi - r0 < tileRows ? ohHi - r0 : tileRows;
       LocalTensor<float> t = que.AllocTensor<float>();
-      DataCopyPad(t, xGm[b * sb + c * sc + (r0 * sh + kh - pt) * W + owLo + kw - pl],
+      DataCopyPad(t, xGm[b / G * sb + b % G * sg + c * sc + (r0 * sh + kh - pt) * W + owLo + kw - pl],
                   DataCopyExtParams{{(uint16_t)n, len * (uint32_t)sizeof(float), (sh * W - len) * (uint32_t)sizeof(float), 0, 0}}, DataCopyPadExtParams<float>{{false, 0, 0, 0.0f}});
       que.EnQue(t);
       LocalTensor<float> u = que.DeQue<float>();
@@ -444,7 +628,156 @@ class Kernel{op} {{
   TPipe pipe;
   TQueBind<QuePosition::VECIN, QuePosition::VECOUT, BUFFER_NUM> que;{bufs}
   GlobalTensor<float> xGm, colGm;
-  uint32_t C, H, W, sb, sc, KH, KW, OH, OW, sh, pt, pl, flip, tileRows, zeroRows, ones, KK, pitch, begin, end;
+  uint32_t C, H, W, sb, G, sg, sc, KH, KW, OH, OW, sh, dh, dw, pt, pl, flip, tileRows, zeroRows, ones, KK, pitch, begin, end;
+}};
+"""
+
+
+def _im2col_gather_body(op: str, plan: Plan, padded: bool, ones: bool) -> str:
+    """The im2col formed on chip (any window; the only form for a width stride,
+    an interleaved or a cropped input): per (b, c, kh) the source rows GM ->
+    UB once (DataCopyPad, GM row strides), then for every kw the columns
+    picked by one Gather per row with a table per kw (built once: the column
+    stride, the dilation, the interleave and the borders, which read a zero
+    margin) and UB -> GM at a GM stride of ry rows."""
+    t = plan.dma["tiling"]
+    n_in, n_out = plan.inputs[0][1], plan.outputs[0][1]
+    inits = ["    pipe.InitBuffer(zeroBuf, zeroRows * pitch * sizeof(float));"] if padded else []
+    fills = ["    Duplicate(zeroBuf.Get<float>(), 0.0f, zeroRows * pitch);"] if padded else []
+    if ones:
+        inits.append("    pipe.InitBuffer(oneBuf, zeroRows * pitch * sizeof(float));")
+        fills.append("    Duplicate(oneBuf.Get<float>(), 1.0f, zeroRows * pitch);")
+    init_txt = "\n".join(inits)
+    fill_txt = "\n".join(fills)
+    fill_fn = """
+  // rows x OW values of `buf` (zeros or ones) at dst
+  __aicore__ inline void Fill(TBuf<TPosition::VECCALC>& buf, uint32_t dst, uint32_t rows) {
+    LocalTensor<float> z = buf.Get<float>();
+    for (uint32_t r0 = 0; r0 < rows; r0 += zeroRows) {
+      uint32_t n = rows - r0 < zeroRows ? rows - r0 : zeroRows;
+      DataCopyPad(colGm[dst + r0 * OW], z, DataCopyExtParams{(uint16_t)n, OW * (uint32_t)sizeof(float), 0, 0, 0});
+    }
+  }
+""" if padded or ones else ""
+    zero_calls = """
+    for (uint32_t kw = 0; kw < KW; ++kw) {                          // the same rows of every kw's block
+      uint32_t dst = dst0 + kw * OH * OW;
+      if (nv == 0 || ry > 1) {
+        Fill(zeroBuf, dst, OH);                                     // every row (then the rows that read x)
+      } else {
+        if (hLo > 0) Fill(zeroBuf, dst, hLo);                       // rows above x
+        if (hLo + nv < OH) Fill(zeroBuf, dst + (hLo + nv) * OW, OH - hLo - nv);  // rows below it
+      }
+    }""" if padded else ""
+    ones_call = """
+    if (c == C - 1 && kh == KH - 1) Fill(oneBuf, (b * (KK + 1) + KK) * OH * OW, OH);  // the image's row of ones""" \
+        if ones else ""
+    bufs = "".join(f"\n  TBuf<TPosition::VECCALC> {b};" for b, on in (("zeroBuf", padded), ("oneBuf", ones)) if on)
+    return f"""// col[b, (c, kh, kw), (oh, ow)] = V[b, c, oh * sh + kh' * dh, ow * sw + kw' * dw] (kh' = KH-1-kh when flip),
+// V[b, c, y, v] = x[b, c, (y - pt) / ry, (v - pl) / rx] when both divisions are exact and inside x, else 0:
+// source rows GM -> UB by DataCopyPad once per window row, then for every kw the columns by a Gather per
+// row (a table per kw, built once) and a copy out; one item per (b, c, kh), {t['items']} items over
+// {t['blockDim']} cores.
+class Kernel{op} {{
+ public:
+  __aicore__ inline Kernel{op}() {{}}
+  __aicore__ inline void Init(GM_ADDR x0, GM_ADDR y0, const {op}TilingData& td) {{
+    C = td.C; H = td.H; W = td.W; sb = td.sb; G = td.G; sg = td.sg; sc = td.sc; KH = td.KH; KW = td.KW; OH = td.OH; OW = td.OW;
+    sh = td.sh; sw = td.sw; dh = td.dh; dw = td.dw; ry = td.ry; rx = td.rx; pt = (int32_t)td.pt;
+    pl = (int32_t)td.pl; flip = td.flip; tileRows = td.tileRows; zeroRows = td.zeroRows; ones = td.ones;
+    KK = C * KH * KW;
+    pitch = (OW + 7) / 8 * 8;
+    rowPitch = 8 + (W + 7) / 8 * 8;                                 // 8 zeros, then a source row
+    begin = GetBlockIdx() * td.itemsPerCore;
+    end = begin + td.itemsPerCore < td.items ? begin + td.itemsPerCore : td.items;
+    xGm.SetGlobalBuffer((__gm__ float*)x0, {n_in});
+    colGm.SetGlobalBuffer((__gm__ float*)y0, {n_out});
+    pipe.InitBuffer(inQue, BUFFER_NUM, tileRows * rowPitch * sizeof(float));
+    pipe.InitBuffer(outQue, BUFFER_NUM, tileRows * pitch * sizeof(float));
+    pipe.InitBuffer(tabBuf, KW * pitch * sizeof(uint32_t));
+{init_txt}
+    BuildTables();
+  }}
+
+  __aicore__ inline void Process() {{
+    for (uint32_t item = begin; item < end; ++item) Rows(item);
+  }}
+
+ private:
+  __aicore__ inline void BuildTables() {{
+    // table kw: output column ow <- source column (ow * sw + kw * dw - pl) / rx of a UB row when the
+    // division is exact and inside x, else the row's zero margin (offsets in bytes from the row's start)
+    LocalTensor<uint32_t> tab = tabBuf.Get<uint32_t>();
+    for (uint32_t kw = 0; kw < KW; ++kw)
+      for (uint32_t ow = 0; ow < pitch; ++ow) {{
+        int32_t v = (int32_t)(ow * sw + kw * dw) - pl;
+        uint32_t src = 0;
+        if (ow < OW && v >= 0 && v % (int32_t)rx == 0 && v / (int32_t)rx < (int32_t)W) src = 8 + v / rx;
+        tab.SetValue(kw * pitch + ow, src * (uint32_t)sizeof(float));
+      }}
+    // the zero margins: every buffer of the input queue zeroed once (the copies never write them)
+    LocalTensor<float> m0 = inQue.AllocTensor<float>();
+    LocalTensor<float> m1 = inQue.AllocTensor<float>();
+    Duplicate(m0, 0.0f, tileRows * rowPitch);
+    Duplicate(m1, 0.0f, tileRows * rowPitch);
+    inQue.FreeTensor(m0);
+    inQue.FreeTensor(m1);
+{fill_txt}
+    SetFlag<HardEvent::S_V>(0);    // the scalar unit's tables before the vector unit reads them
+    WaitFlag<HardEvent::S_V>(0);
+    SetFlag<HardEvent::V_MTE2>(0); // the margins before the first copy in
+    WaitFlag<HardEvent::V_MTE2>(0);
+    SetFlag<HardEvent::V_MTE3>(0); // the fills before the first copy out
+    WaitFlag<HardEvent::V_MTE3>(0);
+  }}
+
+  // item (b, c, kh): the KW im2col rows (b, c, kh, kw) read the same source rows (window row kh' = KH-1-kh
+  // when flip), brought into UB once
+  __aicore__ inline void Rows(uint32_t item) {{
+    uint32_t kh = item % KH, c = item / KH % C, b = item / (KH * C);
+    uint32_t khs = flip ? KH - 1 - kh : kh;
+    uint32_t dst0 = (b * (KK + ones) + (c * KH + kh) * KW) * OH * OW;   // the row of (b, c, kh, kw = 0){ones_call}
+    // the output rows that read x: oh = hLo + j * ry <- source row y0 + j * sh, j < nv
+    int32_t base = (int32_t)(khs * dh) - pt;
+    int32_t hLo = base >= 0 ? 0 : (-base + (int32_t)sh - 1) / (int32_t)sh;
+    while (hLo < (int32_t)OH && (hLo * (int32_t)sh + base) % (int32_t)ry != 0) ++hLo;
+    uint32_t nv = 0, y0 = 0;
+    if (hLo < (int32_t)OH) {{
+      y0 = (uint32_t)((hLo * (int32_t)sh + base) / (int32_t)ry);
+      if (y0 < H) {{
+        uint32_t a = (OH - 1 - hLo) / ry + 1, z = (H - 1 - y0) / sh + 1;
+        nv = a < z ? a : z;
+      }}
+    }}{zero_calls}
+    for (uint32_t j0 = 0; j0 < nv; j0 += tileRows) {{
+      uint32_t n = nv - j0 < tileRows ? nv - j0 : tileRows;
+      LocalTensor<float> s = inQue.AllocTensor<float>();
+      DataCopyPad(s[8], xGm[b / G * sb + b % G * sg + c * sc + (y0 + j0 * sh) * W],
+                  DataCopyExtParams{{(uint16_t)n, W * (uint32_t)sizeof(float), (sh * W - W) * (uint32_t)sizeof(float), 1, 0}}, DataCopyPadExtParams<float>{{false, 0, 0, 0.0f}});
+      inQue.EnQue(s);
+      LocalTensor<float> u = inQue.DeQue<float>();
+      for (uint32_t kw = 0; kw < KW; ++kw) {{                       // every window column from the same rows
+        LocalTensor<uint32_t> tab = tabBuf.Get<uint32_t>()[(flip ? KW - 1 - kw : kw) * pitch];
+        LocalTensor<float> o = outQue.AllocTensor<float>();
+        for (uint32_t r = 0; r < n; ++r) Gather(o[r * pitch], u, tab, r * rowPitch * (uint32_t)sizeof(float), pitch);
+        outQue.EnQue(o);
+        LocalTensor<float> v = outQue.DeQue<float>();
+        DataCopyPad(colGm[dst0 + kw * OH * OW + (hLo + j0 * ry) * OW], v,
+                    DataCopyExtParams{{(uint16_t)n, OW * (uint32_t)sizeof(float), 0, (ry * OW - OW) * (uint32_t)sizeof(float), 0}});
+        outQue.FreeTensor(v);
+      }}
+      inQue.FreeTensor(u);
+    }}
+  }}
+{fill_fn}
+  TPipe pipe;
+  TQue<QuePosition::VECIN, BUFFER_NUM> inQue;
+  TQue<QuePosition::VECOUT, BUFFER_NUM> outQue;
+  TBuf<TPosition::VECCALC> tabBuf;{bufs}
+  GlobalTensor<float> xGm, colGm;
+  uint32_t C, H, W, sb, G, sg, sc, KH, KW, OH, OW, sh, sw, dh, dw, ry, rx, flip, tileRows, zeroRows, ones, KK, pitch, rowPitch;
+  uint32_t begin, end;
+  int32_t pt, pl;
 }};
 """
 
@@ -498,6 +831,22 @@ def _bias_add(v: ir.Value, block, O: int):
     return b.arg_number
 
 
+def _conv_result(conv) -> tuple:
+    """(the conv's result as the kernel sees it, transposed): a grouped conv's
+    [N, G, O, H, W] collapsed to [N, G*O, H, W]; `transposed` when the result
+    is only read through the [1, 0, 2, 3] transpose (a filter gradient;
+    grouped: [1, 2, 0, 3, 4]), which Fixpipe then writes directly."""
+    res = conv.results[0]
+    uses = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in res.uses]
+    if len(uses) != 1:
+        return res, False
+    if _perm(uses[0]) in ([1, 0, 2, 3], [1, 2, 0, 3, 4]):
+        return uses[0].results[0], True
+    if conv.name == "linalg.conv_2d_ngchw_gfchw" and uses[0].name == "tensor.collapse_shape":
+        return uses[0].results[0], False
+    return res, False
+
+
 def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, build_vector) -> Plan:
     """The group of a convolution kernel (Unsupported when it is not one this
     module maps onto the cube). `cores`: (vector cores, cube cores)."""
@@ -508,10 +857,6 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
     func = ir.StringAttr(fn.attributes["sym_name"]).value
     block = fn.regions[0].blocks[0]
     strides, dil = _ints(conv.attributes["strides"]), _ints(conv.attributes["dilations"])
-    if dil != [1, 1]:
-        raise Unsupported(f"a dilated convolution (dilations {dil})")
-    if strides[1] != 1:
-        raise Unsupported(f"a convolution with a width stride of {strides[1]} (im2col copies unit-stride runs)")
     for v in list(conv.operands)[:2]:
         if not isinstance(ir.RankedTensorType(v.type).element_type, ir.F32Type):
             raise Unsupported("a convolution that is not f32")
@@ -520,9 +865,16 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
     if _const_scalar(init) != 0.0:
         raise Unsupported("a convolution accumulating into a non-zero initial value")
     inp, flt = _Input(conv.operands[0], block), _Filter(conv.operands[1], block)
-    B, C, _, _ = ir.RankedTensorType(conv.operands[0].type).shape
-    O, _, KH, KW = ir.RankedTensorType(conv.operands[1].type).shape
-    _, _, OH, OW = ir.RankedTensorType(conv.results[0].type).shape
+    xs, fs = (list(ir.RankedTensorType(v.type).shape) for v in list(conv.operands)[:2])
+    if conv.name == "linalg.conv_2d_ngchw_gfchw":        # per group g: O output channels from C inputs
+        B, G, C = xs[:3]
+        _, O, _, KH, KW = fs
+    else:
+        (B, C), G = xs[:2], 1
+        O, _, KH, KW = fs
+    if inp.G != G:
+        raise Unsupported("a grouped convolution input of an unexpected form")
+    OH, OW = list(ir.RankedTensorType(conv.results[0].type).shape)[-2:]
     K, P = C * KH * KW, OH * OW
     args = list(block.arguments)
     arg_shapes = [list(ir.RankedTensorType(a.type).shape) for a in args]
@@ -533,38 +885,45 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
         return ("ws", len(workspaces) - 1)
 
     a_src = ("arg", flt.arg)
-    if flt.permute and flt.shape[0] > 1 and flt.shape[1] > 1:
-        pp = permute_plan(flt.shape[0], flt.shape[1], KH * KW, f"{kernel}_wt", func, soc=soc, cores=cores[0],
-                          in_shape=flt.shape)
+    if flt.perm is not None:
+        g_, a_, bd_, inner_ = flt.perm
+        pp = permute_plan(a_, bd_, inner_, f"{kernel}_wt", func, soc=soc, cores=cores[0], in_shape=flt.shape,
+                          groups=g_)
         a_src = ws(pp.shapes["out"][0])
         parts.append((pp, [("arg", flt.arg)], [a_src]))
     a_shape = arg_shapes[flt.arg] if a_src[0] == "arg" else workspaces[a_src[1]]
-    # the root: the conv's result, its [1, 0, 2, 3] transpose (written so by
+    # the root: the conv's result (grouped: collapsed), its transpose (written so by
     # Fixpipe) or its sum with a per-channel bias (an extra K column: [W | b] @ [col; 1])
-    root, bias = conv.results[0], _bias_add(conv.results[0], block, O)
-    uses = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in conv.results[0].uses]
+    root, transposed = _conv_result(conv)
+    bias = None if transposed else _bias_add(root, block, G * O)
     if bias is not None:
-        root = _single_use(conv.results[0]).results[0]
-        ap = augment_plan(O, K, f"{kernel}_bias", func, soc=soc, cores=cores[0],
+        root = _single_use(root).results[0]
+        ap = augment_plan(G * O, K, f"{kernel}_bias", func, soc=soc, cores=cores[0],
                           in_shapes=[a_shape, arg_shapes[bias]])
-        aug = ws([O, K + 1])
+        aug = ws([G * O, K + 1])
         parts.append((ap, [a_src, ("arg", bias)], [aug]))
-        a_src, a_shape, K = aug, [O, K + 1], K + 1
-    layout = {"sA": 0, "sB": K * P, "sC": O * P, "lda": K, "ldb": P, "ldc": P}
-    if bias is None and len(uses) == 1 and _is_swap01(uses[0]):
-        root, layout = uses[0].results[0], dict(layout, sC=P, ldc=B * P)
-    ip = im2col_plan(inp, C, B, KH, KW, OH, OW, strides[0], flt.flip, f"{kernel}_im2col", func, soc=soc,
+        a_src, a_shape, K = aug, [G * O, K + 1], K + 1
+    # batch t = (b, g): A_g rows g*O.., col_t, C_t (offsets (t / G) * s + (t % G) * g of each operand)
+    layout = {"sA": 0, "sB": G * K * P, "sC": G * O * P, "lda": K, "ldb": P, "ldc": P,
+              "bG": G, "gA": O * K, "gB": K * P, "gC": O * P}
+    if transposed:          # C_t[O, P] at [g, o, b, p] of the [G*O, B, P] result
+        layout.update(sC=P, gC=O * B * P, ldc=B * P)
+    ip = im2col_plan(inp, C, B, KH, KW, OH, OW, strides, dil, flt.flip, f"{kernel}_im2col", func, soc=soc,
                      cores=cores[0], in_shape=arg_shapes[inp.arg], ones=bias is not None)
     col = ws(ip.shapes["out"][0])
     parts.append((ip, [("arg", inp.arg)], [col]))
     root_shape = list(ir.RankedTensorType(root.type).shape)
-    cp = cube_plan(O, P, K, f"{kernel}_mm", func, "conv", soc=soc, cores=cores[1], model=model, batch=B,
+    cp = cube_plan(O, P, K, f"{kernel}_mm", func, "conv", soc=soc, cores=cores[1], model=model, batch=B * G,
                    layout=layout, in_shapes=[a_shape, ip.shapes["out"][0]], out_shape=root_shape)
     ret = [o.operation for o in block.operations][-1]
     r = ret.operands[0] if len(ret.operands) == 1 else None
-    while r is not None and _op(r) is not None and _op(r).name in ("tensor.expand_shape", "tensor.collapse_shape"):
-        r = _op(r).operands[0]
-    direct = r is not None and r == root
+    def unshaped(v):
+        while v is not None and _op(v) is not None and _op(v).name in ("tensor.expand_shape",
+                                                                       "tensor.collapse_shape"):
+            v = _op(v).operands[0]
+        return v
+    r = unshaped(r)
+    direct = r is not None and r == unshaped(root)
     prod = ("out", 0) if direct else ws(root_shape)
     parts.append((cp, [a_src, col], [prod]))
     if not direct:

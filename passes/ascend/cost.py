@@ -14,9 +14,15 @@ are assumptions for a 910B-class core, in core cycles):
                        inputs accumulating in f32)
 
   copy-only kernels    (conv.py's im2col / permute / bias column) per item its
-                       DataCopyPad calls and bytes, loads overlapping stores
+                       DataCopyPad calls and bytes, loads overlapping stores; a
+                       gathering im2col also one Gather per source row (the larger
+                       of the copies and the Gathers) and its tables once per core
   Gather tables        built once per core: SCALAR cycles per SetValue, one
                        vector instruction per Adds (pool.py, group.py)
+  cube kernels         per K step the A and B copies (mte2) and the Mmad; serial
+                       with queues of depth 1, pipelined with depth 2 (the first
+                       copy, then max(mte2, Mmad) per step, the last Mmad), the
+                       Fixpipe under the next tile's steps with two L0C buffers
 
 A tile costs mte2 (its input copies), vec and mte3 (its output copies). With
 double buffering (queues of depth 2) the three pipes overlap across tiles:
@@ -141,17 +147,37 @@ def format_report(r: dict) -> str:
 
 
 def _cube_estimate(plan: Plan) -> dict:
+    """Per K step: the A and B copies (MTE2) and the Mmad. Queues of depth 1 run
+    them one after the other; with double buffering (depth 2) the next step's
+    copies run under this step's Mmad (max of the two per step), and with two
+    L0C buffers a tile's Fixpipe runs under the next tile's steps."""
     t = plan.cube["tiling"]
     f16 = plan.cube.get("dtype") == "f16"
     es, macs = (2, CUBE_MACS_F16) if f16 else (F32, CUBE_MACS)
     bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
     ksteps = -(-t["K"] // bk)
-    per_k = 2 * DMA_LATENCY + (bm * bk + bk * bn) * es // MTE_BYTES + math.ceil(bm * bn * bk / macs)
-    per_tile = ksteps * per_k + DMA_LATENCY + bm * bn * F32 // MTE_BYTES
+    mte2 = 2 * DMA_LATENCY + (bm * bk + bk * bn) * es // MTE_BYTES
+    mmad = math.ceil(bm * bn * bk / macs)
+    fix = DMA_LATENCY + bm * bn * F32 // MTE_BYTES
+    n = t["tilesPerCore"]
+    depth_in, depth_c = plan.cube.get("depth", (1, 1))
+    if depth_in == 2:
+        # the steps pipelined across the core's tiles: the first copy, then per step the
+        # larger of the next copy and this Mmad, the last Mmad alone
+        steps = n * ksteps
+        body = mte2 + (steps - 1) * max(mte2, mmad) + mmad
+        if depth_c == 2:        # a Fixpipe waits only where it outlasts the next tile's steps
+            cycles = body + fix + (n - 1) * max(0, fix - ksteps * max(mte2, mmad))
+        else:
+            cycles = body + n * fix
+        bound = ("MTE2 (GM->L1)" if mte2 >= mmad else "cube") + " (double-buffered)"
+    else:
+        cycles = n * (ksteps * (mte2 + mmad) + fix)
+        bound = "cube+MTE (serial, queues of depth 1)"
     copies = t["tileNum"] * (ksteps * (2 + -(-bm // 16) + -(-bk // 16)) + 1)
-    return {"cycles": int(t["tilesPerCore"] * per_tile), "mte2_per_tile": 0, "vector_per_tile": 0,
-            "mte3_per_tile": 0, "bound": "cube+MTE (serial, queues of depth 1)",
-            "datacopy_calls": int(copies), "vector_instructions_per_tile": 0}
+    return {"cycles": int(cycles), "mte2_per_tile": int(ksteps * mte2), "vector_per_tile": 0,
+            "mte3_per_tile": int(fix), "bound": bound, "datacopy_calls": int(copies),
+            "vector_instructions_per_tile": 0}
 
 
 def _transpose_estimate(plan: Plan) -> dict:
@@ -176,10 +202,17 @@ def _dma_estimate(plan: Plan) -> dict:
     d = plan.dma
     t = d["tiling"]
     per_item = d["copies_per_item"] * DMA_LATENCY + d["bytes_per_item"] // MTE_BYTES
-    cycles = t["itemsPerCore"] * per_item // 2 + per_item // 2
-    return {"cycles": int(cycles), "mte2_per_tile": per_item // 2, "vector_per_tile": 0,
-            "mte3_per_tile": per_item // 2, "bound": f"MTE ({d['kind']} copies)",
-            "datacopy_calls": int(t["items"] * d["copies_per_item"]), "vector_instructions_per_tile": 0}
+    vec = d.get("vector_per_item", 0)          # a gathering im2col: its Gathers overlap the copies
+    setup = 0
+    if "setup" in d:                           # the column tables (scalar) and the zeroed buffers
+        entries, fills = d["setup"]
+        setup = entries * SCALAR + fills * ISSUE
+    cycles = setup + t["itemsPerCore"] * max(per_item // 2, vec) + per_item // 2
+    bound = f"MTE ({d['kind']} copies)" if per_item // 2 >= vec else f"vector ({d['kind']} gathers)"
+    return {"cycles": int(cycles), "mte2_per_tile": per_item // 2, "vector_per_tile": int(vec),
+            "mte3_per_tile": per_item // 2, "bound": bound,
+            "datacopy_calls": int(t["items"] * d["copies_per_item"]),
+            "vector_instructions_per_tile": int(t["H"]) if vec else 0}
 
 
 def _vector_tables(cnt: int, K: int) -> int:

@@ -14,10 +14,15 @@ and row pitch (conv.py's A has batch stride 0; a transposed result is a row
 pitch). f16 operands use fractals of 16 x 16 (C0 = 16) and accumulate in f32
 in L0C; an f16 result is converted by Fixpipe (QuantMode_t::F322F16).
 The layouts are those lib/ascendc_emu/ascendc_emu_cube.h documents.
-Base sizes: baseM = baseN = min(128, dim rounded to 16), baseK = min(64, K
-rounded to 8) (f16: min(128, K rounded to 16)): A2 and B2 take 32 KiB of the 64 KiB L0A/L0B, C 64 KiB of the
-128 KiB L0C. L1/L0 buffers are single (queues of depth 1: no double
-buffering on the cube side yet). Transposed operands and fused epilogues are
+Base sizes: baseM = baseN = min(128, dim rounded to 16); baseK the cheapest
+(cost model) of 64 (f16 128) .. 1024 whose two A2 and two B2 buffers fit
+the 64 KiB L0A/L0B (thin tiles: fewer, longer K steps pay each copy's fixed
+DMA cost less often; 128 x 128 f32 tiles: 64); C 64 KiB of the 128 KiB L0C.
+Double buffering: every queue has two buffers where two fit (L1, L0A/L0B,
+L0C); the loop runs over (tile, K step) pairs and copies step s + 1's A
+and B tiles in before step s's Split/Mmad, so MTE2 runs under the cube
+(the emulator enforces the depth: with one buffer the prefetch has none
+free). Transposed operands and fused epilogues are
 group.py's (extra vector kernels over GM workspaces); batched matmuls with
 transposed operands or epilogues are not emitted (Unsupported).
 """
@@ -150,9 +155,31 @@ def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc,
     """The cube kernel of C_b[M, N] = A_b[M, K] @ B_b[K, N] for b < batch (all
     row-major in GM). `layout`: batch strides sA/sB/sC (sA = 0: one A for
     every batch, a convolution's filter) and row pitches lda/ldb/ldc, in
-    elements (default: dense). `dtype` "f16": A and B are half, the product
-    accumulates in f32 in L0C (the cube's native mode) and C is f32."""
-    lay = {"sA": M * K, "sB": K * N, "sC": M * N, "lda": K, "ldb": N, "ldc": N}
+    elements (default: dense); grouped batches: b = (bo, bi) with bi < bG,
+    operand X at bo * sX + bi * gX. `dtype` "f16": A and B are half, the
+    product accumulates in f32 in L0C (the cube's native mode) and C is f32.
+    baseK is the candidate (64 .. 1024, as deep as two buffers fit L0A/L0B)
+    with the lowest cost-model estimate (cost.py)."""
+    from .cost import estimate
+    es = 2 if dtype == "f16" else F32
+    c0 = 32 // es
+    bm, bn = min(128, _al(M, 16)), min(128, _al(N, 16))
+    room = min(model.l0a // (2 * bm * es), model.l0b // (2 * _al(bn, c0) * es)) // 16 * 16
+    low = 128 if dtype == "f16" else 64
+    cands = sorted({min(b, _al(K, c0)) for b in (low, 128, 256, 512, 1024) if b == low or b <= room})
+    best = None
+    for bk in cands:
+        plan = _cube_plan(M, N, K, bk, kernel, func, kind, soc=soc, cores=cores, model=model, batch=batch,
+                          layout=layout, dtype=dtype, in_shapes=in_shapes, out_shape=out_shape)
+        cyc = estimate(plan)["cycles"]
+        if best is None or cyc < best[0]:
+            best = (cyc, plan)
+    return best[1]
+
+
+def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: str, *, soc, cores, model,
+               batch: int, layout: dict | None, dtype: str, in_shapes, out_shape) -> Plan:
+    lay = {"sA": M * K, "sB": K * N, "sC": M * N, "lda": K, "ldb": N, "ldc": N, "bG": 1, "gA": 0, "gB": 0, "gC": 0}
     lay.update(layout or {})
     for key in ("lda", "ldb"):
         if lay[key] > 65535:
@@ -160,13 +187,16 @@ def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc,
     es = 2 if dtype == "f16" else F32
     c0 = 32 // es
     bm, bn = min(128, _al(M, 16)), min(128, _al(N, 16))
-    bk = min(128 if dtype == "f16" else 64, _al(K, c0))
     l0a, l0b, l0c = bm * _al(bk, c0) * es, _al(bk, 16) * _al(bn, c0) * es, bm * bn * F32
     l1 = bm * _al(bk, c0) * es + _al(bk, 16) * bn * es
     for what, need, cap in (("L0A", l0a, model.l0a), ("L0B", l0b, model.l0b), ("L0C", l0c, model.l0c),
                             ("L1", l1, model.l1)):
         if need > cap:
             raise Unsupported(f"{what} needs {need} bytes (has {cap})")
+    # double buffering: two buffers per level where two fit (L1 and L0A/L0B: the next K step's
+    # copies under this step's Mmad; L0C: the next tile's Mmads under this tile's Fixpipe)
+    depth_in = 2 if 2 * l1 <= model.l1 and 2 * l0a <= model.l0a and 2 * l0b <= model.l0b else 1
+    depth_c = 2 if 2 * l0c <= model.l0c else 1
     mt, nt = -(-M // bm), -(-N // bn)
     tiles = batch * mt * nt
     block_dim = min(cores, tiles)
@@ -174,25 +204,28 @@ def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc,
     block_dim = -(-tiles // per)
     tiling = {"M": M, "N": N, "K": K, "baseM": bm, "baseN": bn, "baseK": bk, "nTiles": nt, "tileNum": tiles,
               "tilesPerCore": per, "blockDim": block_dim, "batchTiles": mt * nt, "sA": lay["sA"], "sB": lay["sB"],
-              "sC": lay["sC"], "lda": lay["lda"], "ldb": lay["ldb"], "ldc": lay["ldc"]}
-    a_numel = lay["sA"] * (batch - 1) + (M - 1) * lay["lda"] + K
-    b_numel = lay["sB"] * (batch - 1) + (K - 1) * lay["ldb"] + N
-    c_numel = lay["sC"] * (batch - 1) + (M - 1) * lay["ldc"] + N
+              "sC": lay["sC"], "lda": lay["lda"], "ldb": lay["ldb"], "ldc": lay["ldc"], "bG": lay["bG"],
+              "gA": lay["gA"], "gB": lay["gB"], "gC": lay["gC"]}
+    nb, g1 = batch // lay["bG"] - 1, lay["bG"] - 1
+    a_numel = lay["sA"] * nb + lay["gA"] * g1 + (M - 1) * lay["lda"] + K
+    b_numel = lay["sB"] * nb + lay["gB"] * g1 + (K - 1) * lay["ldb"] + N
+    c_numel = lay["sC"] * nb + lay["gC"] * g1 + (M - 1) * lay["ldc"] + N
     va = Value("in0", "full", "input", index=0)
     vb = Value("in1", "full", "input", index=1)
     vc = Value("out0", "full", "output", index=0)
     plan = Plan(kernel=kernel, func=func, kind=kind,
                 inputs=[(va, a_numel), (vb, b_numel)], outputs=[(vc, c_numel)], tiling=None, full_slots=0,
                 row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[], cols=[], soc=soc,
-                double_buffer=False)
+                double_buffer=depth_in == 2)
     lead = [batch] if batch > 1 else []
     dense = layout is None
     plan.shapes = {"in": in_shapes or ([lead + [M, K], lead + [K, N]] if dense else [[a_numel], [b_numel]]),
                    "out": [out_shape or (lead + [M, N] if dense else [c_numel])]}
     if dtype == "f16":
         plan.shapes["in_dtypes"] = ["float16", "float16"]
-    plan.cube = {"tiling": tiling, "tiles": tiles, "tile": f"{bm}x{bn}x{bk}", "l1_bytes": l1, "l0a_bytes": l0a,
-                 "l0b_bytes": l0b, "l0c_bytes": l0c, "batch": batch, "dtype": dtype,
+    plan.cube = {"tiling": tiling, "tiles": tiles, "tile": f"{bm}x{bn}x{bk}", "l1_bytes": depth_in * l1,
+                 "l0a_bytes": depth_in * l0a, "l0b_bytes": depth_in * l0b, "l0c_bytes": depth_c * l0c,
+                 "depth": (depth_in, depth_c), "batch": batch, "dtype": dtype,
                  "numel": (a_numel, b_numel, c_numel)}
     return plan
 
@@ -210,6 +243,14 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
     what = (f"C[{t['M']}, {t['N']}] = A[{t['M']}, {t['K']}] * B[{t['K']}, {t['N']}]" if batch == 1 else
             f"C_b[{t['M']}, {t['N']}] = A_b[{t['M']}, {t['K']}] * B_b[{t['K']}, {t['N']}] for b < {batch}"
             f" (batch strides {t['sA']}, {t['sB']}, {t['sC']})")
+    depth_in, depth_c = plan.cube.get("depth", (1, 1))
+    db = depth_in == 2
+    db_note = " (double buffering: MTE2 of step s + 1 runs under step s)" if db else ""
+    prefetch_doc = ("\n  // Double-buffered: step s + 1's A and B tiles are copied in (MTE2) before step s's\n"
+                    "  // Split/Mmad, so the copies run under the cube's work (two L1 buffers per queue).") if db else ""
+    prologue = "\n    CopyIn(0);" if db else ""
+    prefetch = "\n      if (s + 1 < steps) CopyIn(s + 1);       // the next step's copies first (L1 depth 2)" if db else ""
+    copy_here = "" if db else "\n      CopyIn(s);"
     prec = (f"f16 inputs, f32 accumulation in L0C, {'f16 (Fixpipe F322F16)' if TO == 'half' else 'f32'} result"
             if f16 else "f32")
     return f"""// Ascend C cube kernel generated by msmlir (mskernel-lower-to-ascend, soc={plan.soc}) from the
@@ -218,53 +259,69 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
 #include "kernel_operator.h"
 using namespace AscendC;
 
+constexpr int32_t BUFFER_NUM = {depth_in};  // L1 and L0A/L0B buffers per queue{db_note}
+constexpr int32_t L0C_NUM = {depth_c};     // L0C buffers
+
 class Kernel{op} {{
  public:
   __aicore__ inline Kernel{op}() {{}}
   __aicore__ inline void Init(GM_ADDR x0, GM_ADDR x1, GM_ADDR y0, const {op}TilingData& td) {{
     M = td.M; N = td.N; K = td.K; baseM = td.baseM; baseN = td.baseN; baseK = td.baseK; nTiles = td.nTiles;
     batchTiles = td.batchTiles; sA = td.sA; sB = td.sB; sC = td.sC; lda = td.lda; ldb = td.ldb; ldc = td.ldc;
+    bG = td.bG; gA = td.gA; gB = td.gB; gC = td.gC;
     tileBegin = GetBlockIdx() * td.tilesPerCore;
     tileEnd = tileBegin + td.tilesPerCore < td.tileNum ? tileBegin + td.tilesPerCore : td.tileNum;
     aGm.SetGlobalBuffer((__gm__ {T}*)x0, {a_n});
     bGm.SetGlobalBuffer((__gm__ {T}*)x1, {b_n});
     cGm.SetGlobalBuffer((__gm__ {TO}*)y0, {c_n});
     uint32_t kc = (baseK + {c0 - 1}) / {c0} * {c0}, k16 = (baseK + 15) / 16 * 16, nc = (baseN + {c0 - 1}) / {c0} * {c0};
-    pipe.InitBuffer(a1Que, 1, baseM * kc * sizeof({T}));
-    pipe.InitBuffer(b1Que, 1, k16 * baseN * sizeof({T}));
-    pipe.InitBuffer(a2Que, 1, baseM * kc * sizeof({T}));
-    pipe.InitBuffer(b2Que, 1, k16 * nc * sizeof({T}));
-    pipe.InitBuffer(c1Que, 1, baseM * baseN * sizeof(float));
+    pipe.InitBuffer(a1Que, BUFFER_NUM, baseM * kc * sizeof({T}));
+    pipe.InitBuffer(b1Que, BUFFER_NUM, k16 * baseN * sizeof({T}));
+    pipe.InitBuffer(a2Que, BUFFER_NUM, baseM * kc * sizeof({T}));
+    pipe.InitBuffer(b2Que, BUFFER_NUM, k16 * nc * sizeof({T}));
+    pipe.InitBuffer(c1Que, L0C_NUM, baseM * baseN * sizeof(float));
+    kSteps = (K + baseK - 1) / baseK;
   }}
 
+  // One step = one K slice of one output tile; steps run tile by tile.{prefetch_doc}
   __aicore__ inline void Process() {{
-    for (uint32_t t = tileBegin; t < tileEnd; ++t) {{
-      uint32_t b = t / batchTiles, r = t % batchTiles;
-      uint32_t m0 = (r / nTiles) * baseM, n0 = (r % nTiles) * baseN;
-      uint32_t mt = M - m0 < baseM ? M - m0 : baseM, nt = N - n0 < baseN ? N - n0 : baseN;
-      LocalTensor<float> c1 = c1Que.AllocTensor<float>();
-      for (uint32_t k0 = 0; k0 < K; k0 += baseK) {{
-        uint32_t kt = K - k0 < baseK ? K - k0 : baseK;
-        CopyInA(b * sA + m0 * lda + k0, mt, kt);
-        CopyInB(b * sB + k0 * ldb + n0, kt, nt);
-        SplitA(mt, kt);
-        SplitB(kt, nt);
-        LocalTensor<{T}> a2 = a2Que.DeQue<{T}>();
-        LocalTensor<{T}> b2 = b2Que.DeQue<{T}>();
-        MmadParams mp{{(uint16_t)mt, (uint16_t)nt, (uint16_t)kt, false, 0, false, false, false}};
-        mp.cmatrixInitVal = k0 == 0;
-        Mmad(c1, a2, b2, mp);
-        a2Que.FreeTensor(a2);
-        b2Que.FreeTensor(b2);
+    if (tileBegin >= tileEnd) return;
+    uint32_t steps = (tileEnd - tileBegin) * kSteps;{prologue}
+    LocalTensor<float> c1;
+    for (uint32_t s = 0; s < steps; ++s) {{{prefetch}
+      Locate(s);
+      if (k0 == 0) c1 = c1Que.AllocTensor<float>();{copy_here}
+      SplitA(mt, kt);
+      SplitB(kt, nt);
+      LocalTensor<{T}> a2 = a2Que.DeQue<{T}>();
+      LocalTensor<{T}> b2 = b2Que.DeQue<{T}>();
+      MmadParams mp{{(uint16_t)mt, (uint16_t)nt, (uint16_t)kt, false, 0, false, false, false}};
+      mp.cmatrixInitVal = k0 == 0;
+      Mmad(c1, a2, b2, mp);
+      a2Que.FreeTensor(a2);
+      b2Que.FreeTensor(b2);
+      if (k0 + kt == K) {{                         // the tile's last K step: L0C -> GM
+        c1Que.EnQue(c1);
+        LocalTensor<float> c = c1Que.DeQue<float>();
+        Fixpipe(cGm[bo * sC + bi * gC + m0 * ldc + n0], c, FixpipeParamsV220{{(uint16_t)nt, (uint16_t)mt, (uint16_t)((mt + 15) / 16 * 16), ldc, true{quant}}});
+        c1Que.FreeTensor(c);
       }}
-      c1Que.EnQue(c1);
-      LocalTensor<float> c = c1Que.DeQue<float>();
-      Fixpipe(cGm[b * sC + m0 * ldc + n0], c, FixpipeParamsV220{{(uint16_t)nt, (uint16_t)mt, (uint16_t)((mt + 15) / 16 * 16), ldc, true{quant}}});
-      c1Que.FreeTensor(c);
     }}
   }}
 
  private:
+  // the geometry of step s: batch (bo, bi), the tile's rows m0.. (mt), columns n0.. (nt), K slice k0.. (kt)
+  __aicore__ inline void Locate(uint32_t s) {{
+    uint32_t t = tileBegin + s / kSteps, b = t / batchTiles, r = t % batchTiles;
+    bo = b / bG; bi = b % bG;
+    m0 = (r / nTiles) * baseM; n0 = (r % nTiles) * baseN; k0 = (s % kSteps) * baseK;
+    mt = M - m0 < baseM ? M - m0 : baseM; nt = N - n0 < baseN ? N - n0 : baseN; kt = K - k0 < baseK ? K - k0 : baseK;
+  }}
+  __aicore__ inline void CopyIn(uint32_t s) {{
+    Locate(s);
+    CopyInA(bo * sA + bi * gA + m0 * lda + k0, mt, kt);
+    CopyInB(bo * sB + bi * gB + k0 * ldb + n0, kt, nt);
+  }}
   // GM (ND) -> L1 (NZ: fractals of 16 rows x {c0} columns)
   __aicore__ inline void CopyInA(uint32_t off, uint32_t mt, uint32_t kt) {{
     LocalTensor<{T}> a1 = a1Que.AllocTensor<{T}>();
@@ -298,14 +355,15 @@ class Kernel{op} {{
   }}
 
   TPipe pipe;
-  TQue<QuePosition::A1, 1> a1Que;
-  TQue<QuePosition::B1, 1> b1Que;
-  TQue<QuePosition::A2, 1> a2Que;
-  TQue<QuePosition::B2, 1> b2Que;
-  TQue<QuePosition::CO1, 1> c1Que;
+  TQue<QuePosition::A1, BUFFER_NUM> a1Que;
+  TQue<QuePosition::B1, BUFFER_NUM> b1Que;
+  TQue<QuePosition::A2, BUFFER_NUM> a2Que;
+  TQue<QuePosition::B2, BUFFER_NUM> b2Que;
+  TQue<QuePosition::CO1, L0C_NUM> c1Que;
   GlobalTensor<{T}> aGm, bGm;
   GlobalTensor<{TO}> cGm;
-  uint32_t M, N, K, baseM, baseN, baseK, nTiles, batchTiles, sA, sB, sC, lda, ldb, ldc, tileBegin, tileEnd;
+  uint32_t M, N, K, baseM, baseN, baseK, nTiles, batchTiles, sA, sB, sC, lda, ldb, ldc, bG, gA, gB, gC;
+  uint32_t tileBegin, tileEnd, kSteps, bo, bi, m0, n0, k0, mt, nt, kt;
 }};
 
 extern "C" __global__ __aicore__ void {plan.kernel}(GM_ADDR x0, GM_ADDR x1, GM_ADDR y0, GM_ADDR workspace, GM_ADDR tiling) {{

@@ -32,8 +32,15 @@ input element (ceil(KH/sh) x ceil(KW/sw) tables, in the CPU's order).
 Average pooling (avg_source): forward = K Gathers summed (Add), then Div by
 the window count (a Duplicate'd constant, or per-window counts when padding
 is excluded); gradient = dout / count (+ a zero slot), then one Gather per
-candidate window summed. f16 and dilated pooling raise Unsupported (the
-scalar fallback). The tables are built by the scalar unit once per core.
+candidate window summed. The tables are built once per core (by the vector
+unit when unpadded, else the scalar unit).
+
+Dilated windows (linalg-level kernels; mindir pooling has none) step the
+forward tables by the dilation. f16 poolings keep half in GM and in the copy
+queues (rows of 32 bytes: W padded to 16), Cast each tile to an f32 image
+(exact), compute as above and Cast the result back; every sum and division
+is rounded to f16 at once (Cast f32 -> half -> f32), so they equal the CPU
+target's f16 arithmetic bit for bit (_f16_lines).
 """
 from __future__ import annotations
 
@@ -146,6 +153,16 @@ def _pad_of(v, value):
     return op.operands[0], [lo[2], hi[2], lo[3], hi[3]]
 
 
+def _f16_values(v):
+    """The elements of a small f16 arith.constant (an f16 pooling's window counts) as floats."""
+    op = _op(v)
+    if op is None or op.name != "arith.constant" or not isinstance(op.attributes["value"], ir.DenseElementsAttr):
+        return None
+    import numpy as np
+    arr = np.array(ir.DenseElementsAttr(op.attributes["value"]))
+    return [float(x) for x in arr.reshape(-1)] if arr.dtype == np.float16 and arr.size <= 4096 else None
+
+
 def _divisor(g, src):
     """The divisor of avg pooling's `src / count` generic g: a float (one count)
     or the per-window counts as ([ch per oh], [cw per ow])."""
@@ -160,7 +177,7 @@ def _divisor(g, src):
             raise Unsupported("an average pooling of an unexpected form")
         return d
     if len(ins) == 3 and [o.name for o in body] == ["arith.mulf", "arith.divf", "linalg.yield"]:
-        th, tw = _dense_values(ins[1]), _dense_values(ins[2])
+        th, tw = (_dense_values(v) or _f16_values(v) for v in ins[1:])
         if th is None or tw is None:
             raise Unsupported("an average pooling of an unexpected form")
         return (th, tw)
@@ -214,8 +231,7 @@ def _plan_avg(fn, kernel, kind, *, soc, cores, model) -> Plan:
         pool = next(o for o in ops if o.name == name)
         src, pads = _pad_of(pool.operands[0], init)
         xi = _arg(src, block, "input")
-        if _ints(pool.attributes["dilations"]) != [1, 1]:
-            raise Unsupported("a dilated pooling")
+        dh, dw = _ints(pool.attributes["dilations"])
         if _const_scalar(pool.operands[2]) != init:
             raise Unsupported(f"a pooling whose initial value is not {init}")
         sh, sw = _ints(pool.attributes["strides"])
@@ -280,29 +296,115 @@ def _plan_avg(fn, kernel, kind, *, soc, cores, model) -> Plan:
             raise Unsupported("an average-pool gradient with other ops in its kernel")
         OH, OW = ir.RankedTensorType(block.arguments[dyi].type).shape[2:]
         ins = [dyi]
-    for v in ins:
-        if not isinstance(ir.RankedTensorType(block.arguments[v].type).element_type, ir.F32Type):
-            raise Unsupported("a pooling that is not f32")
+        dh = dw = 1
+    f16 = _pool_dtype([block.arguments[v] for v in ins] + [ret.operands[0]])
     if isinstance(div, tuple) and (len(div[0]) != OH or len(div[1]) != OW):
         raise Unsupported("an average pooling of an unexpected form")
     grad = kind == "avg_grad"
     if div is not None and not isinstance(div, tuple) and div == 0.0:
         raise Unsupported("an average pooling dividing by 0")
-    planes, Wp, K = N * C, align_up(W), KH * KW
+    planes, Wp, K = N * C, align_up(W, 16 if f16 else 8), KH * KW
     J = an * bn                          # gradient: candidate windows per input element
 
     def ub(tp):
         cnt = align_up(tp * OH * OW, 64)
         inb = tp * H * Wp
         if grad:        # dy queue (+ zero slot), dx queue, tables, g, counts
-            return (2 * (cnt + 8) + 2 * inb + J * inb + inb + cnt) * F32
-        return (2 * (inb + 8) + 2 * cnt + K * cnt + cnt + cnt + (0 if any(pads) else 2 * cnt)) * F32
+            b = (2 * (cnt + 8) + 2 * inb + J * inb + inb + cnt) * F32
+            return b + (cnt + 8 + inb + max(cnt, inb) // 2 + 8) * F32 if f16 else b   # f32 images, a rounding buffer
+        b = (2 * (inb + 8) + 2 * cnt + K * cnt + cnt + cnt + (0 if any(pads) else 2 * cnt)) * F32
+        return b + (inb + 8 + cnt + max(cnt, inb) // 2 + 8) * F32 if f16 else b
     plan, tiling, tp = _plane_plan(fn, kernel, block, ret, ub, planes=planes, cores=cores, soc=soc,
                                    model=model, dims=(H, W, OH, OW, KH, KW, sh, sw))
-    tiling.update({"pt": pads[0], "pl": pads[2], "an": an, "bn": bn})
+    tiling.update({"pt": pads[0], "pl": pads[2], "an": an, "bn": bn, "dh": dh, "dw": dw})
     plan.pool = {"kind": kind, "tiling": tiling, "tiles": tiling["tileNum"], "tile": f"{tp}x{H}x{W}", "x": ins[0],
-                 "dy": ins[0] if grad else None, "div": div, "pads": pads}
+                 "dy": ins[0] if grad else None, "div": div, "pads": pads, "f16": f16}
+    _f16_shapes(plan, f16)
     return plan
+
+
+def _pool_dtype(values) -> bool:
+    """Whether the pooling's inputs and result are f16 (all f32: False)."""
+    kinds = {"f16" if isinstance(ir.RankedTensorType(v.type).element_type, ir.F16Type) else
+             "f32" if isinstance(ir.RankedTensorType(v.type).element_type, ir.F32Type) else "other"
+             for v in values}
+    if kinds not in ({"f32"}, {"f16"}):
+        raise Unsupported("a pooling that is not all f32 or all f16")
+    return kinds == {"f16"}
+
+
+def _f16_shapes(plan: Plan, f16: bool) -> None:
+    if f16:
+        plan.shapes["in_dtypes"] = ["float16"] * len(plan.shapes["in"])
+        plan.shapes["out_dtypes"] = ["float16"]
+
+
+def _f16_lines(L: list, *, xq: str, yq: str, rounded: bool) -> list:
+    """The f16 form of a pooling kernel's lines: half in GM and in the copy
+    queues; on chip each tile is Cast to an f32 image (exact), computed in f32
+    as before, and Cast back to half for the copy out. `rounded`: every Add /
+    Div into the result (a sum of window elements, a division by the count)
+    is rounded to f16 at once (Cast f32 -> half -> f32), as the CPU target's
+    f16 arithmetic does; max and routing are exact. xq / yq: the element
+    counts of the x and y queue buffers."""
+    out = []
+    for line in L:
+        ind = line[:len(line) - len(line.lstrip())]
+        st = line.strip()
+        if st == "Wp = (W + 7) / 8 * 8;":
+            out.append(ind + "Wp = (W + 15) / 16 * 16;  // 32-byte UB rows of half")
+            continue
+        if st.startswith("pipe.InitBuffer(xQue,") or st.startswith("pipe.InitBuffer(yQue,") or \
+                st.startswith("pipe.InitBuffer(dyQue,"):
+            q = st[len("pipe.InitBuffer("):st.index(",")]
+            size = st[st.index("BUFFER_NUM, ") + len("BUFFER_NUM, "):st.index(" * sizeof(float)")]
+            out.append(ind + st.replace("sizeof(float)", "sizeof(half)"))
+            out.append(ind + f"pipe.InitBuffer({q[:-3]}fBuf, {size} * sizeof(float));  // its f32 image")
+            if q == "xQue":
+                out.append(ind + f"pipe.InitBuffer(rBuf, ({xq} > {yq} ? {xq} : {yq}) * sizeof(half));  // f16 rounding")
+            continue
+        for q, v in (("xQue", "x"), ("dyQue", "dy")):
+            if st == f"LocalTensor<float> {v} = {q}.AllocTensor<float>();":
+                st = f"LocalTensor<half> {v} = {q}.AllocTensor<half>();"
+            if st == f"LocalTensor<float> {v} = {q}.DeQue<float>();":
+                n = xq if v == "x" else "cnt"
+                out += [ind + f"LocalTensor<half> {v}h = {q}.DeQue<half>();",
+                        ind + f"LocalTensor<float> {v} = {v}fBuf.Get<float>();",
+                        ind + f"Cast({v}, {v}h, RoundMode::CAST_NONE, {n});  // exact",
+                        ind + f"{q}.FreeTensor({v}h);"]
+                st = None
+                break
+            if st == f"{q}.FreeTensor({v});":
+                st = None
+                break
+        if st is None:
+            continue
+        if st in ("LocalTensor<float> y = yQue.AllocTensor<float>();",
+                  "LocalTensor<float> m = yQue.AllocTensor<float>();  // the outputs"):
+            v = st.split()[1]
+            out.append(ind + f"LocalTensor<float> {v} = yfBuf.Get<float>();")
+            continue
+        if st in ("yQue.EnQue(y);", "yQue.EnQue(m);"):
+            v = st[len("yQue.EnQue("):-2]
+            out += [ind + "LocalTensor<half> yh = yQue.AllocTensor<half>();",
+                    ind + f"Cast(yh, {v}, RoundMode::CAST_NONE, {yq});  // to f16 (round to nearest even)",
+                    ind + "yQue.EnQue(yh);"]
+            continue
+        if st == "LocalTensor<float> y = yQue.DeQue<float>();":
+            st = "LocalTensor<half> y = yQue.DeQue<half>();"
+        if "Gm[" in st or "GlobalTensor<float>" in st or "(__gm__ float*)" in st:
+            st = st.replace("sizeof(float)", "sizeof(half)").replace("GlobalTensor<float>", "GlobalTensor<half>") \
+                .replace("(__gm__ float*)", "(__gm__ half*)")
+        st = st.replace("DataCopyPadExtParams<float>{false, 0, 0, 0.0f}", "DataCopyPadExtParams<half>{false, 0, 0, (half)0}")
+        if st.startswith("TBuf<TPosition::VECCALC> tableBuf"):
+            out.append(ind + "TBuf<TPosition::VECCALC> xfBuf, yfBuf, rBuf" +
+                       (", dyfBuf;" if any("dyQue" in x for x in L) else ";"))
+        out.append(ind + st)
+        if rounded and (st.startswith("Add(y, y, ") or st.startswith("Div(y, y, ") or st.startswith("Div(x, x, ")):
+            v, n = st[4], st[st.rindex(",") + 2:st.rindex(")")]
+            out += [ind + f"Cast(rBuf.Get<half>(), {v}, RoundMode::CAST_NONE, {n});  // f16 arithmetic: round now",
+                    ind + f"Cast({v}, rBuf.Get<half>(), RoundMode::CAST_NONE, {n});"]
+    return out
 
 
 def _const_int(v):
@@ -328,8 +430,7 @@ def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> 
         xi = _arg(pool.operands[0], block, "input")
         if any(o.name not in allowed and o != pool for o in ops):
             raise Unsupported("a max pooling with other ops in its kernel")
-        if _ints(pool.attributes["dilations"]) != [1, 1]:
-            raise Unsupported("a dilated pooling")
+        dh, dw = _ints(pool.attributes["dilations"])
         sh, sw = _ints(pool.attributes["strides"])
         KH, KW = ir.RankedTensorType(pool.operands[1].type).shape
         from .plan import _const_scalar
@@ -363,27 +464,30 @@ def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> 
         if any(o.name not in allowed | {"tensor.pad", "tensor.extract_slice"} and o not in (g0, g1) for o in ops):
             raise Unsupported("a max-pool gradient with other ops in its kernel")
         ins = [xi, dyi]
+        dh = dw = 1
     else:
         raise Unsupported("no pooling")
     x_t = ir.RankedTensorType(block.arguments[xi].type)
-    if not isinstance(x_t.element_type, ir.F32Type):
-        raise Unsupported("a pooling that is not f32")
+    f16 = _pool_dtype([block.arguments[v] for v in ins] + [ret.operands[0]])
     N, C, H, W = x_t.shape
     if kind == "max":
         pads = [0, 0, 0, 0]
-    OH, OW = (H + pads[0] + pads[1] - KH) // sh + 1, (W + pads[2] + pads[3] - KW) // sw + 1
+    OH = (H + pads[0] + pads[1] - dh * (KH - 1) - 1) // sh + 1
+    OW = (W + pads[2] + pads[3] - dw * (KW - 1) - 1) // sw + 1
     # the general gradient: padding (a -inf slot) or overlapping / gapped windows (one inverse
     # table per candidate window of an input element, summed)
     general = kind == "max_grad" and (any(pads) or (sh, sw) != (KH, KW))
     an, bn = (-(-KH // sh), -(-KW // sw)) if general else (1, 1)
     if kind == "max_grad" and list(ir.RankedTensorType(block.arguments[ins[1]].type).shape) != [N, C, OH, OW]:
         raise Unsupported("a max-pool gradient of an unexpected form")
-    planes, Wp, K = N * C, align_up(W), KH * KW
+    planes, Wp, K = N * C, align_up(W, 16 if f16 else 8), KH * KW
 
     def ub(tp):
         cnt = align_up(tp * OH * OW, 64)
         inb = tp * H * Wp
         b = 2 * inb * F32 + 2 * cnt * F32 + K * cnt * 4 + 2 * cnt * F32          # x, y queues, tables, m, g
+        if f16:                              # f32 images of x (and dy), y; a rounding buffer
+            b += (inb + 8 + 2 * cnt + inb + max(cnt, inb) // 2 + 8) * F32
         if kind == "max_grad":
             b += 2 * cnt * F32 + (inb + 8) * 4 + 5 * cnt * F32 + K * cnt * F32 + 8 * F32 + 2 * inb * F32 + cnt // 8
             b -= 2 * cnt * F32                                                    # no y queue of outputs
@@ -396,8 +500,10 @@ def plan_pool(fn: ir.Operation, kernel: str, *, soc: str, cores: int, model) -> 
                                    model=model, dims=(H, W, OH, OW, KH, KW, sh, sw))
     if general:
         tiling.update({"pt": pads[0], "pl": pads[2], "an": an, "bn": bn})
+    tiling.update({"dh": dh, "dw": dw})
     plan.pool = {"kind": kind, "tiling": tiling, "tiles": tiling["tileNum"], "tile": f"{tp}x{H}x{W}", "x": xi,
-                 "dy": ins[1] if kind == "max_grad" else None, "general": general, "pads": pads}
+                 "dy": ins[1] if kind == "max_grad" else None, "general": general, "pads": pads, "f16": f16}
+    _f16_shapes(plan, f16)
     return plan
 
 
@@ -406,14 +512,14 @@ def vector_tables(tab: str, tmp: str, q: str, pads_zero: bool = True) -> list[st
     vector unit (no scalar SetValue): with i the output element, r = floor(i / OW)
     = p * OH + oh and p = floor(r / OH), the byte offset of window position
     (kh, kw) is ((H - OH * sh) * Wp * p + (sh * Wp - OW * sw) * r + sw * i
-    + kh * Wp + kw) * 4, all integers below 2**24 (exact in f32; Div of integers
+    + kh * dh * Wp + kw * dw) * 4, all integers below 2**24 (exact in f32; Div of integers
     is correctly rounded, so its floor is the integer quotient). Lanes past the
     tile's outputs are clamped to its last element. `tmp` holds 2 * cnt floats,
     `q` cnt floats."""
     del pads_zero
     return [
         "    // the tables by the vector unit: i -> r = floor(i / OW) = p * OH + oh, p = floor(r / OH),",
-        "    // byte offset ((H - OH * sh) * Wp * p + (sh * Wp - OW * sw) * r + sw * i + kh * Wp + kw) * 4",
+        "    // byte offset ((H - OH * sh) * Wp * p + (sh * Wp - OW * sw) * r + sw * i + kh * dh * Wp + kw * dw) * 4",
         f"    LocalTensor<float> fi = {tmp}, rr = {tmp}[cnt], q = {q};",
         f"    LocalTensor<int32_t> ti = {tab}.ReinterpretCast<int32_t>();",
         "    CreateVecIndex(fi, 0.0f, cnt);",
@@ -431,7 +537,7 @@ def vector_tables(tab: str, tmp: str, q: str, pads_zero: bool = True) -> list[st
         "    Add(fi, fi, q, cnt);",
         "    Muls(fi, fi, (float)sizeof(float), cnt);",
         "    for (uint32_t k = 0; k < KWIN; ++k) {",
-        "      Adds(rr, fi, (float)((k / KW * Wp + k % KW) * sizeof(float)), cnt);",
+        "      Adds(rr, fi, (float)((k / KW * dh * Wp + k % KW * dw) * sizeof(float)), cnt);",
         "      Cast(ti[k * cnt], rr, RoundMode::CAST_RINT, cnt);",
         "    }"]
 
@@ -479,7 +585,7 @@ def pool_source(plan: Plan, bug: str = "") -> str:
          f"class Kernel{op} {{", " public:", f"  __aicore__ inline Kernel{op}() {{}}",
          f"  __aicore__ inline void Init({params}, const {op}TilingData& td) {{",
          "    planes = td.planes; H = td.H; W = td.W; OH = td.OH; OW = td.OW; KH = td.KH; KW = td.KW;",
-         "    sh = td.sh; sw = td.sw; tilePlanes = td.tilePlanes; tileNum = td.tileNum;"]
+         "    sh = td.sh; sw = td.sw; dh = td.dh; dw = td.dw; tilePlanes = td.tilePlanes; tileNum = td.tileNum;"]
     if gen:
         L += ["    pt = td.pt; pl = td.pl; an = td.an; bn = td.bn;"]
     L += ["    Wp = (W + 7) / 8 * 8;",
@@ -623,7 +729,8 @@ def pool_source(plan: Plan, bug: str = "") -> str:
           (", mBuf, invBuf, contribBuf, takenBuf, eBuf, tBuf, onesBuf, zerosBuf, bitsBuf" +
            (", dBuf;" if gen else ";") if grad else ";"),
           "  GlobalTensor<float> xGm, yGm" + (", dyGm;" if grad else ";"),
-          "  uint32_t planes, H, W, OH, OW, KH, KW, sh, sw, tilePlanes, tileNum, Wp, inElems, cnt, tileBegin, tileEnd, plane0, n;"]
+          "  uint32_t planes, H, W, OH, OW, KH, KW, sh, sw, tilePlanes, tileNum, Wp, inElems, cnt, tileBegin, tileEnd, plane0, n;",
+          "  uint32_t dh, dw;"]
     L += ["  uint32_t pt, pl, an, bn;"] if gen else []
     L += [
           "};", "",
@@ -632,6 +739,8 @@ def pool_source(plan: Plan, bug: str = "") -> str:
           f"  Kernel{op} op;",
           f"  op.Init({', '.join(xs + ['y0'])}, tilingData);",
           "  op.Process();", "}"]
+    if p.get("f16"):
+        L = _f16_lines(L, xq="inElems", yq="inElems" if grad else "cnt", rounded=gen)
     return "\n".join(L) + "\n"
 
 
@@ -664,7 +773,7 @@ def avg_source(plan: Plan, bug: str = "") -> str:
     L += ["", f"class Kernel{op} {{", " public:", f"  __aicore__ inline Kernel{op}() {{}}",
           f"  __aicore__ inline void Init({params}, const {op}TilingData& td) {{",
           "    planes = td.planes; H = td.H; W = td.W; OH = td.OH; OW = td.OW; KH = td.KH; KW = td.KW;",
-          "    sh = td.sh; sw = td.sw; pt = td.pt; pl = td.pl; an = td.an; bn = td.bn;",
+          "    sh = td.sh; sw = td.sw; dh = td.dh; dw = td.dw; pt = td.pt; pl = td.pl; an = td.an; bn = td.bn;",
           "    tilePlanes = td.tilePlanes; tileNum = td.tileNum;",
           "    Wp = (W + 7) / 8 * 8;",
           "    inElems = tilePlanes * H * Wp;",
@@ -710,13 +819,13 @@ def avg_source(plan: Plan, bug: str = "") -> str:
     elif not any(pads):
         L += ["    constexpr uint32_t KWIN = NTAB;"] + vector_tables("tab", "tmpBuf.Get<float>()", "gBuf.Get<float>()")
     else:
-        L += ["    // table k = (kh, kw): output (p, oh, ow) <- x[p, oh * sh + kh - pt, ow * sw + kw - pl], or the zero slot",
+        L += ["    // table k = (kh, kw): output (p, oh, ow) <- x[p, oh * sh + kh * dh - pt, ow * sw + kw * dw - pl], or the zero slot",
               "    for (uint32_t k = 0; k < NTAB; ++k) {",
               "      uint32_t kh = k / KW, kw = k % KW;",
               "      for (uint32_t i = 0; i < cnt; ++i) {",
               "        uint32_t j = i < tilePlanes * OH * OW ? i : 0;",
               "        uint32_t p = j / (OH * OW), oh = j / OW % OH, ow = j % OW;",
-              "        int32_t h = (int32_t)(oh * sh + kh) - (int32_t)pt, w = (int32_t)(ow * sw + kw) - (int32_t)pl;",
+              "        int32_t h = (int32_t)(oh * sh + kh * dh) - (int32_t)pt, w = (int32_t)(ow * sw + kw * dw) - (int32_t)pl;",
               "        uint32_t src = inElems;",
               "        if (h >= 0 && w >= 0 && h < (int32_t)H && w < (int32_t)W) src = (p * H + h) * Wp + w;",
               "        tab.SetValue(k * cnt + i, src * sizeof(float));",
@@ -780,7 +889,7 @@ def avg_source(plan: Plan, bug: str = "") -> str:
           "  TQue<QuePosition::VECOUT, BUFFER_NUM> yQue;",
           "  TBuf<TPosition::VECCALC> tableBuf, gBuf" + (", tmpBuf" if vt else "") + (";" if mx else ", divBuf;"),
           "  GlobalTensor<float> xGm, yGm;",
-          "  uint32_t planes, H, W, OH, OW, KH, KW, sh, sw, pt, pl, an, bn, tilePlanes, tileNum, Wp, inElems, cnt;",
+          "  uint32_t planes, H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl, an, bn, tilePlanes, tileNum, Wp, inElems, cnt;",
           "  uint32_t tileBegin, tileEnd, plane0, n;",
           "};", "",
           f'extern "C" __global__ __aicore__ void {plan.kernel}({params}, GM_ADDR workspace, GM_ADDR tiling) {{',
@@ -788,4 +897,6 @@ def avg_source(plan: Plan, bug: str = "") -> str:
           f"  Kernel{op} op;",
           f"  op.Init({', '.join(xs + ['y0'])}, tilingData);",
           "  op.Process();", "}"]
+    if p.get("f16"):
+        L = _f16_lines(L, xq="cnt" if grad else "inElems", yq="inElems" if grad else "cnt", rounded=not mx)
     return "\n".join(L) + "\n"

@@ -1,6 +1,6 @@
 """The scalar fallback: any kernel whose linalg form the vector/cube/conv/pool
-planners cannot express (width-strided or dilated convolutions, f16 or
-dilated pooling, strided-conv input gradients, middle-axis reductions, gathers) as
+planners cannot express (f16 convolutions, middle-axis reductions, gathers,
+poolings of computed values) as
 an Ascend C kernel of scalar loops over GM (no pass).
 
 The kernel's named ops are first generalized by upstream MLIR

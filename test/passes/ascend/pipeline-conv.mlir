@@ -12,9 +12,9 @@
 // [W | b] @ [col_n; 1] (A shared by every image: batch stride 0), and the
 // ReLU (and its mask) as a vector epilogue.
 
-// IR: remark: mskernel-lower-to-ascend: ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}: soc=Ascend910B blockDim={{[0-9]+}} tiles=1+54+3+{{[0-9]+}} tile=4x18+9x7+16x64x24+{{.*}} L0A=1536B {{.*}} (MTE (augment copies) then MTE (im2col copies) then cube+MTE (serial, queues of depth 1) then {{.*}}
+// IR: remark: mskernel-lower-to-ascend: ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}: soc=Ascend910B blockDim={{[0-9]+}} tiles=1+54+3+{{[0-9]+}} tile=4x18+9x7+16x64x24+{{.*}} L0A=3072B {{.*}} double-buffer=on {{.*}} (MTE (augment copies) then MTE (im2col copies) then MTE2 (GM->L1) (double-buffered) then {{.*}}
 
-// IM2COL: col[b, (c, kh, kw), (oh, ow)] = x[b, c, oh * sh + kh' - pt, ow + kw' - pl]
+// IM2COL: col[b, (c, kh, kw), (oh, ow)] = x[b, c, oh * sh + kh' * dh - pt, ow + kw' * dw - pl]
 // IM2COL: 54 items over 27 cores.
 // IM2COL: pipe.InitBuffer(que, BUFFER_NUM, tileRows * pitch * sizeof(float));
 // IM2COL-NEXT: pipe.InitBuffer(zeroBuf, zeroRows * pitch * sizeof(float));
@@ -25,10 +25,11 @@
 // IM2COL-NEXT: WaitFlag<HardEvent::V_MTE3>(0);
 // IM2COL-LABEL: void Row(uint32_t item) {
 // IM2COL: if (item % KK == KK - 1) Fill(oneBuf, dst + OH * OW, OH, OW);
+// IM2COL-NEXT: kh *= dh; kw *= dw;
 // IM2COL: Fill(zeroBuf, dst, ohLo, OW);
 // IM2COL-NEXT: Fill(zeroBuf, dst + ohHi * OW, OH - ohHi, OW);
 // IM2COL: LocalTensor<float> t = que.AllocTensor<float>();
-// IM2COL-NEXT: DataCopyPad(t, xGm[b * sb + c * sc + (r0 * sh + kh - pt) * W + owLo + kw - pl],
+// IM2COL: DataCopyPad(t, xGm[b / G * sb + b % G * sg + c * sc + (r0 * sh + kh - pt) * W + owLo + kw - pl],
 // IM2COL-NEXT: DataCopyExtParams{(uint16_t)n, len * (uint32_t)sizeof(float), (sh * W - len) * (uint32_t)sizeof(float), 0, 0}
 // IM2COL-NEXT: que.EnQue(t);
 // IM2COL-NEXT: LocalTensor<float> u = que.DeQue<float>();
@@ -42,10 +43,11 @@
 // BIAS-NEXT: Move(biasGm[o0], yGm[o0 * (K + 1) + K], n, 1);
 
 // CUBE: C_b[4, 63] = A_b[4, 19] * B_b[19, 63] for b < 3 (batch strides 0, 1197, 252) (f32)
-// CUBE: uint32_t b = t / batchTiles, r = t % batchTiles;
-// CUBE: CopyInA(b * sA + m0 * lda + k0, mt, kt);
 // CUBE: Mmad(c1, a2, b2, mp);
-// CUBE: Fixpipe(cGm[b * sC + m0 * ldc + n0], c,
+// CUBE: Fixpipe(cGm[bo * sC + bi * gC + m0 * ldc + n0], c,
+// CUBE: uint32_t t = tileBegin + s / kSteps, b = t / batchTiles, r = t % batchTiles;
+// CUBE-NEXT: bo = b / bG; bi = b % bG;
+// CUBE: CopyInA(bo * sA + bi * gA + m0 * lda + k0, mt, kt);
 
 // LAUNCH: void* ws0 = nullptr;  // [4, 19] f32
 // LAUNCH: void* ws1 = nullptr;  // [3, 19, 63] f32

@@ -505,9 +505,9 @@ def test_select_and_compare(masks_prog):
 # What the cube/vector planners still decline: a convolution strided along the
 # width (im2col copies unit-stride runs), a middle-axis sum; the padded pooling
 # next to them is on the vector path now (pool.py: a -inf slot).
-FALLBACK = """func.func @conv(%x: tensor<2x3x9x9xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x7x4xf32> {
-  %y = mindir.conv2d %x, %w {stride = array<i64: 1, 2>} : (tensor<2x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x7x4xf32>
-  return %y : tensor<2x4x7x4xf32>
+FALLBACK = """func.func @conv(%x: tensor<2x3x9x9xf16>, %w: tensor<4x3x3x3xf16>) -> tensor<2x4x7x4xf16> {
+  %y = mindir.conv2d %x, %w {stride = array<i64: 1, 2>} : (tensor<2x3x9x9xf16>, tensor<4x3x3x3xf16>) -> tensor<2x4x7x4xf16>
+  return %y : tensor<2x4x7x4xf16>
 }
 func.func @pool(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32> {
   %y = mindir.max_pool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pad_mode = #mindir.pad_mode<same>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
@@ -525,14 +525,17 @@ def fallback_prog():
 
 
 def test_scalar_fallback_conv_pool_midsum(fallback_prog):
-    x = RNG.standard_normal((2, 3, 9, 9)).astype(np.float32)
-    w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    # an f16 convolution (f32 ones are on the cube): f16 arithmetic in the loops' order,
+    # each product and sum rounded to f16 (numpy f16 in the same order: bit-identical)
+    x = RNG.standard_normal((2, 3, 9, 9)).astype(np.float16)
+    w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float16)
     (y,) = fallback_prog.call("conv", x, w)
-    ref = np.zeros((2, 4, 7, 4))
-    for i in range(3):
-        for j in range(3):
-            ref += np.einsum("nchw,oc->nohw", x[:, :, i:i + 7, j:j + 7:2].astype(np.float64), w[:, :, i, j])
-    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
+    ref = np.zeros((2, 4, 7, 4), np.float16)
+    for c in range(3):
+        for i in range(3):
+            for j in range(3):
+                ref = ref + (x[:, None, c, i:i + 7, j:j + 7:2] * w[None, :, c, i, j, None, None])
+    np.testing.assert_array_equal(y, ref)
     p = RNG.standard_normal((2, 3, 8, 8)).astype(np.float32)
     (m,) = fallback_prog.call("pool", p)
     pp = np.pad(p, ((0, 0), (0, 0), (0, 1), (0, 1)), constant_values=-np.inf)
@@ -550,5 +553,5 @@ def test_scalar_fallback_conv_pool_midsum(fallback_prog):
 
 
 def test_fallback_off_is_an_error():
-    with pytest.raises(A.AscendEmulationError, match=r"a convolution with a width stride of 2"):
+    with pytest.raises(A.AscendEmulationError, match=r"kernel @\w+: a convolution that is not f32"):
         A.compile(FALLBACK.split("func.func @pool")[0], fallback=False)

@@ -96,8 +96,16 @@ def test_f16_row_reduction_and_what_stays_scalar():
   %y = mindir.max_pool2d %x {{kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}} : ({_t((2, 3, 8, 8), 'f16')}) -> {_t((2, 3, 4, 4), 'f16')}
   return %y : {_t((2, 3, 4, 4), 'f16')}
 }}"""
-    with pytest.raises(A.AscendEmulationError, match=r"a pooling that is not f32"):
-        A.compile(pool, fallback=False)
+    # f16 pooling is on the vector path now (test_ascend_pool_f16_dilated.py); an f16 convolution is not
+    x4 = RNG.standard_normal((2, 3, 8, 8)).astype(np.float16)
+    np.testing.assert_array_equal(A.compile(pool, fallback=False).call("p", x4)[0],
+                                  x4.reshape(2, 3, 4, 2, 4, 2).max((3, 5)))
+    conv = f"""func.func @c(%x: {_t((1, 2, 6, 6), 'f16')}, %w: {_t((3, 2, 3, 3), 'f16')}) -> {_t((1, 3, 4, 4), 'f16')} {{
+  %y = mindir.conv2d %x, %w : ({_t((1, 2, 6, 6), 'f16')}, {_t((3, 2, 3, 3), 'f16')}) -> {_t((1, 3, 4, 4), 'f16')}
+  return %y : {_t((1, 3, 4, 4), 'f16')}
+}}"""
+    with pytest.raises(A.AscendEmulationError, match=r"a convolution that is not f32"):
+        A.compile(conv, fallback=False)
 
 
 # ----------------------------------------------------------------------------- pooling

@@ -118,6 +118,8 @@ def test_lenet5_train_step_matches_cpu(tmp_path):
     assert len(bias_grads) == 2
     convs = [k for k in prog.kernels.values() if "conv" in k.function]
     assert len(convs) == 5 and all(any(p.cube is not None for p, _, _ in k.plan.parts) for k in convs)
+    cubes = [p for k in prog.kernels.values() for p, _, _ in (k.plan.parts or [(k.plan, 0, 0)]) if p.cube is not None]
+    assert len(cubes) == 14 and all(p.double_buffer and p.report["double_buffer"] for p in cubes)
     pools = [k for k in prog.kernels.values() if "pool" in k.function]
     assert len(pools) == 4 and all(k.plan.pool is not None for k in pools)
     np.testing.assert_allclose(losses, cpu, rtol=1e-5)
