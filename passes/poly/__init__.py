@@ -6,8 +6,12 @@
     targets.py         memory models as data: cpu (L1/L2/L3, vector width from
                        the host), gpu (shared/threads/registers), ascend (910B)
     schedule.py        isl scheduler, multi-level tiling of permutable bands
-                       (sizes solved per target), band / parallel / gpu marks
-    codegen.py         isl AST -> affine.for / affine.if, statements cloned
+                       (sizes solved per target), cpu task split of the
+                       outermost parallel member, band / parallel / gpu marks
+    codegen.py         isl AST -> affine.for / affine.if / affine.parallel (the
+                       cpu task loop), statements cloned
+    vectorize.py       vector accumulators for the reduction loops of the AST
+                       (scalar replacement, K partial-sum vectors, masked tail)
     claim.py           mskernel-poly-claim: which kernel classes the CPU
                        pipeline gives the scheduler (measured per class)
     poly_schedule.py   mskernel-poly-schedule: the pass

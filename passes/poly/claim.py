@@ -5,69 +5,102 @@ linalg op is compiled by the hand-written strategies (msmlir-cpu-tile-
 vectorize, fuse-rows, pack-matmul, the direct convolutions) or by the
 polyhedral scheduler. Runs on tensors in the codegen stage, after the
 matmul/conv strategies took their ops.
-A claimed op is outlined into a private function `<func>_poly<k>` carrying
-`mskernel.poly` (the hand passes skip such functions); after bufferization
-`mskernel-poly-schedule{claimed=true}` lowers it to affine loops and
-schedules it with isl (and gives a remark, keeping the plain loops, when it
-cannot). Runs after msmlir-cpu-generalize and before the row fusion and
+A claimed op (or pair) is outlined into a private function
+`<func>_poly<k>` carrying `mskernel.poly` (msmlir-cpu-tile-vectorize skips
+such functions); after bufferization `mskernel-poly-schedule{claimed=true
+cpu-threads=N}` lowers it to affine loops and schedules it with isl (tasks
+for N threads, vector accumulators for reductions; a remark, keeping the
+plain loops, when it cannot). Runs after msmlir-cpu-generalize and before the row fusion and
 tile-vectorize: msmlir-fuse-rows would otherwise take a transpose feeding an
 elementwise op as a row loop reading columns (transpose + add 1024^2:
 10.8 ms).
 
-Measured (bench/poly_classes.py, one run: hand = every op to the hand
-strategies, poly = the best of the scheduler taking the plain path of the
-pipeline (poly=true min-work=2^40) and the scheduler alone (codegen=false +
-the poly stage); min of 20 interleaved calls, us, 1 thread, the noisy 2-vCPU
-machine, with this module's schedule.py fixes: no tiling of bands that lose
-no reuse, the most contiguous member innermost, separate loops instead of
-guards; transposes vary +-30% between runs):
+Measured (bench/poly_classes.py: hand = every op to the hand strategies,
+default = this pass's claims, sched = the scheduler alone (codegen=false +
+the poly stage); min of 40-200 interleaved calls, us of thread CPU time, 1
+thread, the shared 2-vCPU machine at load 7-11; transposes vary +-30%
+between runs):
 
-  class                                 hand    poly   default
-  transpose 2048^2                     12317    4526   poly (4 KiB-multiple rows: 5458)
-  transpose + add 1024^2                6630     974   poly (4 KiB-multiple rows: 1107)
-  transpose 1024^2                       824     671   poly (4 KiB-multiple rows: 757)
-  transpose 1000^2 / 512x768         305/145 451/180   hand
-  transpose + add 1000^2                 783     454   hand (poly fuses the add into
-                                                       its tiles; claiming the transpose
-                                                       alone measured 867)
-  elementwise add 1024^2                 429     428   hand (equal: nothing to gain)
-  broadcast add 1024^2 + 1024            284     281   hand (equal)
-  elementwise chain gelu*sigmoid 1M      656     870   hand (its vector polynomials)
-  softmax 1024^2 (row fusion)            480    2531   hand
-  layernorm 1024^2 (row fusion)          322    1209   hand
-  row sum 4096x1024                      552    1984   hand (a scalar fp chain: LLVM
-                                                       does not reassociate it)
-  column sum 4096x1024                   559     566   hand (equal; hand splits
-                                                       columns over threads)
-  middle-axis sum 64x256x64              141     141   hand (equal)
-  matmul 17x23x19 / 64^3                 1.7/4.0 2.8/18.6 hand
-  matmul 256^3 / 128x784x512         180/594 5351/17890 hand (packed micro-kernel)
-  conv 3x3 16x32x32x32                  3594   66942   hand (direct conv kernels)
-  max / avg pool 2x2 16x32x32x32     115/129 112/136   hand (equal / hand)
-  B6 kernels (LeNet5 train step, poly=true min-work=2^40 vs hand):
-    max pool 36/70 -> 58/180, max-pool grads 88/208 -> 567/1868,
-    conv + bias epilogues 194/288 -> 289/335, bias-grad sums 24/117 -> 206/620
+  class                                 hand  default    sched  claimed
+  transpose 2048^2                 4472-7064 3722-4584 3504-4153 yes (4 KiB-multiple rows)
+  transpose 1024^2                   708-794  580-715  582-653  yes (4 KiB-multiple rows)
+  transpose 1000^2 / 512x768         299/148  294/146  447/183  no (alone: hand faster)
+  transpose + add 1024^2           6396-6812  798-1155 697-946  yes (pair; before: the
+                                                               transpose alone, 1080)
+  transpose + add 1000^2             771-803  602-627  449-570  yes (pair, any stride: the
+                                                               add fused into its tiles;
+                                                               the transpose alone: 867)
+  transpose*y + b 512x768 (3 ops)    459-497  200-211  204-217  yes (pair; b fused by linalg)
+  row sum 4096x1024                  556-567  556-572  527-565  yes (a tie, memory bound;
+                                                               the scheduler alone was
+                                                               1984-2020: vectorize.py)
+  row sum 1000x1000                  121-135  124-135  127-134  yes (a tie: A/B 124/124,
+                                                               129/126, 127/133 default/hand)
+  row sum 256x1024 (in L2)            7.3-12   7.3-12   7.0-12  yes (a tie)
+  row sum 4096x100                   27-30.4  22.5-26  23.3-33  yes (1.15-1.2x)
+  row sum 4096x24                        9.2      8.4        -  yes (1.1x)
+  row sum 8192x12                  12.8-13.5  13.2-14.0       -  no (rows < one vector: a
+                                                               scalar loop; tie to 5% slower)
+  row max 4096x100                     61-68    35-37       33  yes (1.75x: halving tree)
+  row max 4096x1024                  528-571  526-588  564-570  yes (a tie to 3% slower,
+                                                               memory bound: A/B 575/556,
+                                                               526/528, 551/536)
+  row sum of squares 1000x1000       123-135  124-135  121-132  yes (a tie: A/B 124/123,
+                                                               131/127, 135/133)
+  elementwise add 1024^2                 425      420      420  no (equal: nothing to gain)
+  broadcast add 1024^2 + 1024            278      285      280  no (equal)
+  column sum 4096x1024                   563      566      564  no (equal)
+  middle-axis sum 64x256x64              142      137      142  no (equal)
+  elementwise chain gelu*sigmoid 1M      633      625      917  no (hand's vector polynomials)
+  softmax / layernorm 1024^2         430/301  460/294  778/862  no (row fusion)
+  matmul, conv, pooling, B6's pool grads and bias sums: hand, 1.5-19x (session 7
+    table: pack-matmul 5-30x, direct conv ~19x, pooling 1.6-9x)
+  B5 / B6 kernels: none claimed (per-kernel times equal, bench --bench B5|B6).
 
-So the claimed class is: a top-level linalg.generic on static tensors with
-only parallel loops, at least `min-work` iterations, reading an operand
-through a transposed map (a permutation of the loop dims out of order) whose
-rows are a multiple of 4 KiB apart: every cell of a column then falls in the
-same L1 set, and the hand strategies read columns (tile-vectorize's 16-row
-vector transposes; fuse-rows makes transpose + add one row loop reading a
-column per row), while the scheduler's L2/L1 tiles reuse each line. Other
-strides stay with the hand strategies (faster there). Declined candidates (a
-transposed read in an op with a reduction, a value from outside the op that
-is not a constant) keep the hand strategy with a remark at the op saying why.
+  threads=2 (wall clock, min of 60 interleaved calls, the claimed schedule
+  given cpu-threads=2 (bench modes hand2 / default2), load 4.4; us, hand /
+  default): row sum 4096x1024 308 / 267, 1000x1000 51 / 39, 4096x100 80 / 75,
+  row max 4096x1024 279 / 273, 4096x100 117 / 86, column sum (not claimed)
+  321 / 314, transpose 2048^2 3907 / 2552, 1024^2 906 / 720, transpose + add
+  1024^2 6528 / 707, 1000^2 441 / 334, transpose*y + b 222 / 115. (At load
+  8.5 no speedup over t=1 showed for either path.)
+
+So the claimed classes are top-level linalg.generic ops on static tensors
+with at least `min-work` iterations:
+  * transposes (only parallel loops, an operand read through a transposed
+    map) whose rows are a multiple of 4 KiB apart: every cell of a column
+    then falls in the same L1 set, and the hand strategies read columns
+    (tile-vectorize's 16-row vector transposes), while the scheduler's L2/L1
+    tiles reuse each line;
+  * a transpose at any stride whose result has one use, an elementwise op
+    (identity/broadcast maps): the pair is outlined together and fused into
+    one generic there (upstream linalg-fuse-elementwise-ops), which the
+    scheduler tiles as a whole (fuse-rows would make the pair one row loop
+    reading a column per row);
+  * row reductions (only the innermost loop reduced, rows of at least one
+    vector, inputs read in loop order, the body one combine op of
+    vectorize.KINDS, f16..f64 / i32 / i64) that read no other
+    linalg op's result and feed none (a softmax's or layernorm's row sums
+    stay in msmlir-fuse-rows' row loops): codegen gives them vector
+    accumulators (vectorize.py). Their filled init stays in the caller.
+Declined candidates (a transposed read in an op with a reduction, a value
+from outside the op that is not a constant, a row reduction next to other
+linalg ops) keep the hand strategy with a remark at the op saying why.
+Claimed functions hold one linalg op: msmlir-fuse-rows (which does not skip
+mskernel.poly functions) only forms clusters of two or more.
 """
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import func as func_d
+from mlir.passmanager import PassManager
 
 from ..common.diagnostics import emit_remark
 from ..common.linalg import MIN_WORK, funcs, in_block, loop_info, numel
+from ..cpu.tiling import lanes
 from ..registry import Option, register_pass
 from .model import owner_op
+from .vectorize import KINDS
 
 NAME = "mskernel-poly-claim"
 ATTR_POLY = "mskernel.poly"
@@ -96,24 +129,123 @@ def _conflicting(op: ir.Operation, m: ir.AffineMap, k: int) -> bool:
     return t.shape[-1] * bits // 8 % CONFLICT_STRIDE == 0
 
 
-def decide(op: ir.Operation, min_work: int) -> tuple[bool, str | None]:
-    """(claimed, reason): claimed ops go to the scheduler; `reason` (for a
-    remark) when the op is a candidate that stays with the hand strategy."""
-    if op.name != "linalg.generic" or not any(len(list(r.uses)) for r in op.results):
-        return False, None
+def _projection(m: ir.AffineMap) -> bool:
+    return all(isinstance(e, ir.AffineDimExpr) for e in m.results)
+
+
+def _elementwise(op: ir.Operation, n: int) -> bool:
+    """An all-parallel linalg.generic over `n` loops whose inputs keep the
+    dims in order (identity or broadcast), output identity: what the
+    scheduler fuses into a transpose's tiles."""
+    if op.name != "linalg.generic":
+        return False
+    li = loop_info(op)
+    if li is None or len(li.iterators) != n or any(it != "parallel" for it in li.iterators):
+        return False
+    ident = ir.AffineMap.get_identity(n)
+    return (all(_projection(m) and not _transposed(m) for m in li.maps[:li.n_inputs])
+            and all(m == ident for m in li.maps[li.n_inputs:]) and _captured(op) is not None)
+
+
+def _row_reduction(op: ir.Operation) -> bool:
+    """A linalg.generic reducing its innermost loop only, inputs read in
+    loop order (identity maps), one result over the other loops, its body
+    folding an expression of the inputs into the accumulator with one
+    combine op of the kinds codegen vectorizes (vectorize.KINDS)."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return False
     li = loop_info(op)
     if li is None:
-        return False, None
-    if not any(_conflicting(op, m, k) for k, m in enumerate(li.maps[:li.n_inputs])):
-        return False, None
-    if numel(op) < min_work:
-        return False, None
+        return False
+    n = len(li.iterators)
+    if n < 2 or li.iterators != ["parallel"] * (n - 1) + ["reduction"]:
+        return False
+    ident = ir.AffineMap.get_identity(n)
+    rows = ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(d) for d in range(n - 1)])
+    if any(m != ident for m in li.maps[:li.n_inputs]) or list(li.maps[li.n_inputs:]) != [rows]:
+        return False
+    body = op.regions[0].blocks[0]
+    acc = body.arguments[len(body.arguments) - 1]
+    et = acc.type
+    if not (isinstance(et, ir.FloatType) or (isinstance(et, ir.IntegerType) and et.width in (32, 64))):
+        return False  # (bools and bytes: not measured)
+    if li.ranges[-1] is None or li.ranges[-1] < lanes(et.width):
+        return False  # rows shorter than a vector: no vector accumulators (8192x12: a tie to 5% slower)
+    ops = [o.operation for o in body.operations]
+    if any(not (o.name.startswith(("arith.", "math.")) or o.name == "linalg.yield")
+           or any(isinstance(v.type, ir.IndexType) for v in list(o.operands) + list(o.results))
+           for o in ops):
+        return False  # linalg.index, index maths: not vectorized by codegen
+    comb = owner_op(ops[-1].operands[0])
+    return (comb is not None and comb.name in KINDS and acc in list(comb.operands)
+            and len(list(acc.uses)) == 1)
+
+
+def _linalg_in_block(v: ir.Value, block: ir.Block) -> bool:
+    d = owner_op(v)
+    return (d is not None and d.name.startswith("linalg.") and d.name != "linalg.fill"
+            and d.parent == block.owner)
+
+
+def _users_in(op: ir.Operation, block: ir.Block) -> list[ir.Operation]:
+    """The ops of `block` that use `op`'s results (or hold a use nested inside)."""
+    out = []
+    for r in op.results:
+        for u in r.uses:
+            o = u.owner
+            o = o.operation if hasattr(o, "operation") else o
+            while o is not None and o.parent != block.owner:
+                o = o.parent
+            if o is not None and o not in out:
+                out.append(o)
+    return out
+
+
+def _placeable(op: ir.Operation, users: list[ir.Operation], block: ir.Block) -> bool:
+    """The group can become one call at its last op: the producer has no use
+    outside it, the consumers' results none before its last op."""
+    pos = {o.operation: k for k, o in enumerate(block.operations)}
+    group = [op] + users
+    last = max(pos[o] for o in group)
+    for o in group:
+        for u in _users_in(o, block):
+            if u not in group and (o is op or pos[u] <= last):
+                return False
+    return True
+
+
+def decide(op: ir.Operation, min_work: int, block: ir.Block | None = None
+           ) -> tuple[list[ir.Operation] | None, str | None]:
+    """(claimed ops, reason): the ops (`op` first, then any consumers taken
+    with it) that go to the scheduler as one function, or None; `reason` (for
+    a remark) when `op` is a candidate that stays with the hand strategy."""
+    if op.name != "linalg.generic" or not any(len(list(r.uses)) for r in op.results):
+        return None, None
+    li = loop_info(op)
+    if li is None:
+        return None, None
+    block = block if block is not None else op.parent.regions[0].blocks[0]
+    if _row_reduction(op):
+        if numel(op) < min_work or _captured(op) is None:
+            return None, None
+        if any(_linalg_in_block(v, block) for v in list(op.operands)[:li.n_inputs]) or \
+                any(u.name.startswith("linalg.") for u in _users_in(op, block)):
+            return None, "a row reduction next to other linalg ops (msmlir-fuse-rows' row loops)"
+        return [op], None
+    ins = li.maps[:li.n_inputs]
+    if not any(_transposed(m) for m in ins) or numel(op) < min_work:
+        return None, None
     if any(it != "parallel" for it in li.iterators):
-        return False, "a transposed read in an op with a reduction (not measured against the hand strategy)"
-    outside = _captured(op)
-    if outside is None:
-        return False, "its body uses a value defined outside the op that is not a constant"
-    return True, None
+        return None, "a transposed read in an op with a reduction (not measured against the hand strategy)"
+    if _captured(op) is None:
+        return None, "its body uses a value defined outside the op that is not a constant"
+    users = _users_in(op, block)
+    if len(users) == 1 and _elementwise(users[0], len(li.iterators)) \
+            and _placeable(op, users, block):
+        return [op] + users, None
+    if any(_conflicting(op, m, k) for k, m in enumerate(ins)):
+        return [op], None
+    return None, None
 
 
 def _captured(op: ir.Operation) -> list | None:
@@ -150,23 +282,38 @@ def _remap(op: ir.Operation, mapping: dict) -> None:
                 _remap(x.operation, mapping)
 
 
-def outline(op: ir.Operation, name: str) -> None:
-    """`op` moved into private function `name` (its operands as arguments, an
-    empty init made inside, captured constants cloned), called in its place."""
-    func = op.parent
+def _op(o) -> ir.Operation:
+    return o.operation if hasattr(o, "operation") else o
+
+
+def outline(ops, name: str) -> None:
+    """`ops` (one op, or a group in block order) moved into private function
+    `name` (their outside operands as arguments, empty inits made inside,
+    captured constants cloned), called at the last op's place for the
+    results used outside the group; a group is fused into one op there."""
+    ops = [_op(o) for o in (ops if isinstance(ops, (list, tuple)) else [ops])]
+    func = ops[0].parent
     while func.name != "func.func":
         func = func.parent
+    produced = {r for o in ops for r in o.results}
     args, inits = [], {}
-    for v in op.operands:
-        d = owner_op(v)
-        if d is not None and d.name == "tensor.empty" and not len(d.operands):
-            inits[v] = d
-        elif v not in args:
-            args.append(v)
-    consts = _captured(op)
-    with op.location:
+    for o in ops:
+        for v in o.operands:
+            if v in produced or v in inits or v in args:
+                continue
+            d = owner_op(v)
+            if d is not None and d.name == "tensor.empty" and not len(d.operands):
+                inits[v] = d
+            else:
+                args.append(v)
+    consts = []
+    for o in ops:
+        consts += [c for c in _captured(o) if c not in consts]
+    results = [r for o in ops for r in o.results if any(_op(u.owner) not in ops for u in r.uses)]
+    last = ops[-1]
+    with last.location:
         with ir.InsertionPoint(func):
-            callee = func_d.FuncOp(name, ([v.type for v in args], [r.type for r in op.results]),
+            callee = func_d.FuncOp(name, ([v.type for v in args], [r.type for r in results]),
                                    visibility="private")
         callee.attributes[ATTR_POLY] = ir.UnitAttr.get()
         entry = callee.add_entry_block()
@@ -175,19 +322,29 @@ def outline(op: ir.Operation, name: str) -> None:
             for v, d in inits.items():
                 mapping[v] = d.clone().results[0]
             for c in consts:
-                mapping[c] = owner_op(c).clone().results[0]
-            new = op.clone()
-            func_d.ReturnOp(list(new.results))
-        _remap(new, mapping)
-        with ir.InsertionPoint(op):
-            call = func_d.CallOp([r.type for r in op.results], ir.FlatSymbolRefAttr.get(name), args)
-    for old, r in zip(op.results, call.results):
+                if c not in mapping:
+                    mapping[c] = owner_op(c).clone().results[0]
+            for o in ops:
+                n = o.clone()
+                _remap(n, mapping)
+                for a, b in zip(o.results, n.results):
+                    mapping[a] = b
+            func_d.ReturnOp([mapping[r] for r in results])
+        with ir.InsertionPoint(last):
+            call = func_d.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), args)
+    for old, r in zip(results, call.results):
         old.replace_all_uses_with(r)
-    op.erase()
+    for o in reversed(ops):
+        o.erase()
+    if len(ops) > 1:
+        # a transpose and its consumer: one generic (upstream elementwise
+        # fusion), one statement for the scheduler
+        PassManager.parse("func.func(linalg-fuse-elementwise-ops)", callee.context).run(callee.operation)
 
 
 @register_pass(NAME, "outline the linalg ops of the kernel classes the isl scheduler compiles "
-                     "better than the hand strategies (transposes), marked mskernel.poly",
+                     "better than the hand strategies (transposes, transposes with their "
+                     "elementwise consumers, row reductions), marked mskernel.poly",
                options={"min-work": Option(int, MIN_WORK, "ops with a smaller iteration space "
                                                           "stay on the plain path")})
 def claim(module: ir.Operation, *, min_work: int):
@@ -197,16 +354,19 @@ def claim(module: ir.Operation, *, min_work: int):
             continue
         base = ir.StringAttr(func.attributes["sym_name"]).value
         entry = func.regions[0].blocks[0]
-        k = 0
+        groups, taken = [], []
         for op in [o.operation for o in entry.operations]:
-            if not in_block(op, entry):
+            if not in_block(op, entry) or op in taken:
                 continue
-            claimed, reason = decide(op, min_work)
+            claimed, reason = decide(op, min_work, entry)
             if reason is not None:
                 emit_remark(op.location, f"{NAME}: keeps the hand strategy: {reason}")
-            if not claimed:
-                continue
+            if claimed and not any(o in taken for o in claimed):
+                groups.append(claimed)
+                taken += claimed
+        k = 0
+        for group in groups:
             while f"{base}_poly{k}" in table:
                 k += 1
-            outline(op, f"{base}_poly{k}")
+            outline(group, f"{base}_poly{k}")
             table = ir.SymbolTable(module)

@@ -12,17 +12,24 @@ innermost point band: what mskernel-promote-buffers keys on; "l1>point" when
 the l1 band has no loop of its own, one tile), a
 "blocks"/"threads" mark (gpu) `mskernel.gpu = "blocks"|"threads"`; each innermost unit-step loop
 along which every varying access is contiguous (last index, stride +-1) gets
-`mskernel.vector`. The old nests are erased (ops between them hoisted before
+`mskernel.vector`. A "tasks" mark (cpu, threads > 1: schedule.split_tasks)
+makes its constant-bound loop an `affine.parallel` (one iteration per
+thread; lower-affine turns it into scf.parallel, the CPU pipeline's
+convert-scf-to-openmp into an OpenMP region). With `lanes` (cpu), the
+reduction loops among the `mskernel.vector` loops get vector accumulators
+(vectorize.py). The old nests are erased (ops between them hoisted before
 / deallocs sunk after).
 """
 from __future__ import annotations
 
 import islpy as isl
+import numpy as np
 from mlir import ir
 from mlir.dialects import affine
 
+from . import vectorize
 from .model import CONST, NotRepresentable, Scop, owner_op
-from .schedule import BAND, BLOCKS, PARALLEL, THREADS
+from .schedule import BAND, BLOCKS, PARALLEL, TASKS, THREADS
 
 ATTR_PARALLEL = "mskernel.parallel"
 ATTR_VECTOR = "mskernel.vector"
@@ -49,7 +56,8 @@ class _Loop:
     def __init__(self, op, name, step):
         self.op, self.name, self.step = op, name, step
         self.inner = False         # has a nested loop
-        self.calls = []            # (statement, [linear forms of the call args])
+        self.calls = []            # (statement, [linear forms of the call args], {old op: clone})
+        self.trip = None           # constant trip count, if any
 
 
 class _Builder:
@@ -59,6 +67,7 @@ class _Builder:
         self.loops: list[_Loop] = []
         self.open: list[_Loop] = []
         self.dims: list[str] = []
+        self.tasks = False         # the next loop is a "tasks" loop
 
     # --- expressions
     def used(self, es: list[isl.AstExpr]) -> list[str]:
@@ -153,8 +162,10 @@ class _Builder:
             self.user(n, ip)
         elif t == isl.ast_node_type.mark:
             before = len(self.loops)
-            self.node(n.mark_get_node(), ip)
             name = n.mark_get_id().get_name()
+            self.tasks = self.tasks or name == TASKS
+            self.node(n.mark_get_node(), ip)
+            self.tasks = False
             if len(self.loops) > before:
                 attrs = self.loops[before].op.attributes
                 if name == PARALLEL:
@@ -193,22 +204,44 @@ class _Builder:
             if cond.op_get_type() == _T.le:
                 ubs = [u + 1 for u in ubs]
             step = _int(n.for_get_inc())
-        with ip:
-            loop = affine.AffineForOp(self.amap(lbs), self.amap(ubs), step,
-                                      lower_bound_operands=self.values(),
-                                      upper_bound_operands=self.values())
+        trip = self._trip(n)
+        tasks, self.tasks = self.tasks, False
+        const = [_const(e) for e in lbs + ubs]
+        if tasks and step == 1 and len(lbs) == len(ubs) == 1 and None not in const:
+            loop = _parallel(const[0], const[1], ip)
+        else:
+            with ip:
+                loop = affine.AffineForOp(self.amap(lbs), self.amap(ubs), step,
+                                          lower_bound_operands=self.values(),
+                                          upper_bound_operands=self.values())
         rec = _Loop(loop.operation, name, step)
+        rec.trip = trip
         for o in self.open:
             o.inner = True
         self.loops.append(rec)
         self.open.append(rec)
-        self.iters.append((name, loop.induction_variable))
-        body = loop.body
+        body = loop.operation.regions[0].blocks[0]
+        self.iters.append((name, body.arguments[0]))
         self.node(n.for_get_body(), ir.InsertionPoint(body))
         with ir.InsertionPoint(body):
             affine.AffineYieldOp([])
         self.iters.pop()
         self.open.pop()
+
+    def _trip(self, n) -> int | None:
+        """The constant trip count of AST loop `n` (unit step), else None."""
+        if n.for_is_degenerate():
+            return 1
+        if _int(n.for_get_inc()) != 1:
+            return None
+        cond = n.for_get_cond()
+        lo, hi = self.linear(n.for_get_init()), self.linear(_args(cond)[1])
+        if lo is None or hi is None:
+            return None
+        d = {k: hi.get(k, 0) - lo.get(k, 0) for k in set(lo) | set(hi)}
+        if any(v for k, v in d.items() if k != 1):
+            return None
+        return d.get(1, 0) + (1 if cond.op_get_type() == _T.le else 0)
 
     def constraints(self, e: isl.AstExpr, out: list):
         if e.get_type() != isl.ast_expr_type.op:
@@ -259,7 +292,7 @@ class _Builder:
         args = _args(call)
         stmt = self.scop.statement(args[0].get_id().get_name())
         args = args[1:]
-        mapping = {}
+        mapping, clones = {}, {}
         with ip:
             for iv, a in zip(stmt.ivs, args):
                 self.using([a])
@@ -278,15 +311,16 @@ class _Builder:
                         new.operands[i] = c.results[0]
                 for r_old, r_new in zip(o.results, new.results):
                     mapping[r_old] = r_new
+                clones[o] = new
         if self.open:
-            self.open[-1].calls.append((stmt, [self.linear(a) for a in args]))
+            self.open[-1].calls.append((stmt, [self.linear(a) for a in args], clones))
 
     def mark_vector(self):
         for rec in self.loops:
             if rec.inner or rec.step != 1 or not rec.calls:
                 continue
             varies, ok = False, True
-            for stmt, lins in rec.calls:
+            for stmt, lins, _ in rec.calls:
                 for acc in stmt.reads + stmt.writes:
                     coeff = []
                     for lin in acc.coeffs:
@@ -309,9 +343,33 @@ def ast(schedule: isl.Schedule) -> isl.AstNode:
     return isl.AstBuild.from_context(isl.Set("{ : }")).node_from_schedule(schedule)
 
 
-def rebuild(scop: Scop, schedule: isl.Schedule) -> None:
+def _const(e: ir.AffineExpr) -> int | None:
+    try:
+        return ir.AffineConstantExpr(e).value
+    except (TypeError, ValueError):
+        return None
+
+
+def _parallel(lb: int, ub: int, ip: ir.InsertionPoint):
+    """`affine.parallel (%t) = (lb) to (ub)` with an empty body."""
+    i64 = ir.IntegerType.get_signless(64)
+    one = ir.DenseIntElementsAttr.get(np.array([1], np.int32))
+
+    def cmap(v):
+        return ir.AffineMapAttr.get(ir.AffineMap.get(0, 0, [ir.AffineConstantExpr.get(v)]))
+    with ip:
+        op = affine.AffineParallelOp([], ir.ArrayAttr.get([]), cmap(lb), one, cmap(ub), one,
+                                     ir.ArrayAttr.get([ir.IntegerAttr.get(i64, 1)]), [])
+    op.operation.regions[0].blocks.append(ir.IndexType.get())
+    return op
+
+
+def rebuild(scop: Scop, schedule: isl.Schedule, lanes=None) -> int:
     """Replaces the Scop's nests by the code of `schedule` (raises
-    NotRepresentable, the IR untouched, if the AST cannot be built as affine)."""
+    NotRepresentable, the IR untouched, if the AST cannot be built as affine).
+    `lanes(bits)`: vector lanes per element width, for the vector
+    accumulators of reduction loops (None: none). Returns how many loops got
+    them."""
     tree = ast(schedule)
     first, last = scop.loops[0], scop.loops[-1]
     # Build into a scratch block first: a failure leaves the function untouched.
@@ -324,6 +382,7 @@ def rebuild(scop: Scop, schedule: isl.Schedule) -> None:
             scratch.operation.erase()
             raise
         b.mark_vector()
+        done = vectorize.reductions(b.loops, lanes) if lanes is not None else 0
     for o in scop.hoist:
         o.move_before(first)
     for o in reversed(scop.sink):
@@ -332,3 +391,4 @@ def rebuild(scop: Scop, schedule: isl.Schedule) -> None:
         o.operation.move_before(first)
     for loop in scop.loops:
         loop.erase()
+    return done

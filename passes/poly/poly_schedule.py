@@ -9,8 +9,16 @@ producer/consumer nests over the same domain get fused, loops permuted
 within what the dependences allow), tiles the outermost permutable bands
 (`tile-sizes`: one level; else sizes per level solved from the target's
 memory model, schedule.py) and rebuilds the loops from the
-isl AST (codegen.py). Marks (no transformation): `mskernel.parallel` on the
-outermost coincident loop, `mskernel.vector` on innermost contiguous loops,
+isl AST (codegen.py). On the cpu target, reduction loops along which every
+access is contiguous get vector accumulators (vectorize.py: scalar
+replacement of the accumulated cell, 4 partial-sum vectors, a masked tail;
+`vector-reductions=false` keeps the serial order), and `cpu-threads=N` > 1
+splits the outermost parallel band member of nests above the hand path's
+break-even work into N chunks, one `affine.parallel` iteration each
+(schedule.split_tasks; in claimed functions lowered to scf.parallel at once,
+which msmlir-cpu-pipeline{threads=N} runs as an OpenMP region). Marks (no
+transformation): `mskernel.parallel` on the outermost coincident loop,
+`mskernel.vector` on innermost contiguous loops,
 `mskernel.band = "<level>"` on the first loop of each tile band ("point":
 the innermost point band), for gpu `mskernel.gpu = "blocks"|"threads"`.
 The function gets `mskernel.schedule`: the tile sizes per level, the memory
@@ -54,7 +62,7 @@ from mlir.passmanager import PassManager
 
 from ..common.diagnostics import emit_remark
 from ..registry import Option, PassFailure, register_pass
-from . import codegen, dependences, model, schedule, targets
+from . import codegen, dependences, model, schedule, targets, vectorize
 
 ATTR_SCHEDULE = "mskernel.schedule"
 ATTR_POLY = "mskernel.poly"      # set by mskernel-poly-claim (claim.py)
@@ -80,13 +88,25 @@ def describe(res: schedule.Result, deps: dependences.Dependences) -> str:
             f"schedule: {res.schedule}")
 
 
-def schedule_function(func: ir.Operation, *, tile_sizes: list[int], target=None) -> str:
+def _lanes(target):
+    """cpu: vector lanes per element width for the vector accumulators (the
+    hand strategies' width, cpu/tiling.lanes); other targets: None."""
+    if not isinstance(target, targets.CPU):
+        return None
+    from ..cpu.tiling import lanes
+    return lanes
+
+
+def schedule_function(func: ir.Operation, *, tile_sizes: list[int], target=None,
+                      threads: int = 1, vector_reductions: bool = True) -> str:
     """Reschedules `func` in place; returns the schedule text (raises
     model.NotRepresentable, the function unchanged)."""
     scop = model.extract(func)
     deps = dependences.compute(scop)
-    res = schedule.schedule(scop, deps, tile_sizes=tile_sizes, target=target)
-    codegen.rebuild(scop, res.schedule)
+    target = target if target is not None else targets.make("cpu")
+    res = schedule.schedule(scop, deps, tile_sizes=tile_sizes, target=target, threads=threads)
+    if codegen.rebuild(scop, res.schedule, _lanes(target) if vector_reductions else None):
+        vectorize.halving_trees(func)
     text = describe(res, deps)
     func.attributes[ATTR_SCHEDULE] = ir.StringAttr.get(text)
     return text
@@ -208,7 +228,8 @@ def _inline_back(callee: ir.Operation, call: ir.Operation, memrefs):
     callee.erase()
 
 
-def schedule_nests(func: ir.Operation, *, tile_sizes: list[int], target=None) -> int:
+def schedule_nests(func: ir.Operation, *, tile_sizes: list[int], target=None,
+                   vector_reductions: bool = True) -> int:
     """nests=true on one function; returns the number of groups scheduled."""
     base = ir.StringAttr(func.attributes["sym_name"]).value
     table = ir.SymbolTable(func.parent)
@@ -222,22 +243,41 @@ def schedule_nests(func: ir.Operation, *, tile_sizes: list[int], target=None) ->
             continue
         callee, call, memrefs = out
         try:
-            schedule_function(callee, tile_sizes=tile_sizes, target=target)
+            schedule_function(callee, tile_sizes=tile_sizes, target=target,
+                              vector_reductions=vector_reductions)
             done += 1
         except Exception:  # noqa: BLE001 - not representable (or an isl limit): unchanged
             _inline_back(callee, call, memrefs)
     return done
 
 
-def _schedule_claimed(func: ir.Operation, target) -> None:
+def _has_op(op: ir.Operation, name: str) -> bool:
+    found = []
+
+    def visit(o):
+        if o.name == name:
+            found.append(o)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+    op.walk(visit)
+    return bool(found)
+
+
+def _schedule_claimed(func: ir.Operation, target, threads: int, vector_reductions: bool) -> None:
     from ..cpu.fast_math import fast_math
     PassManager.parse("func.func(convert-linalg-to-affine-loops)", func.context).run(func)
     fast_math(func, ops="exp,tanh,erf", min_lanes=1, row_ops=False)
     try:
-        schedule_function(func, tile_sizes=[], target=target)
+        schedule_function(func, tile_sizes=[], target=target, threads=threads,
+                          vector_reductions=vector_reductions)
     except model.NotRepresentable as e:
         emit_remark(func.location, f"{NAME}: not representable: {e}; the claimed function keeps "
                                    "its plain loops")
+        return
+    if _has_op(func, "affine.parallel"):
+        # the task loop -> scf.parallel now: the CPU pipeline's
+        # convert-scf-to-openmp runs before its own lower-affine
+        PassManager.parse("func.func(lower-affine)", func.context).run(func)
 
 
 @register_pass(NAME, "polyhedral scheduling (isl) of affine loop nests: fusion, permutation, tiling, marks",
@@ -255,10 +295,16 @@ def _schedule_claimed(func: ir.Operation, target) -> None:
                                         "cannot be represented stay, silently"),
                         "claimed": Option(bool, False, "only the functions marked mskernel.poly by "
                                           "mskernel-poly-claim, their linalg ops lowered to affine "
-                                          "loops first")})
+                                          "loops first"),
+                        "cpu-threads": Option(int, 1, "cpu: split the outermost parallel band member of "
+                                              "big nests into this many tasks (affine.parallel; "
+                                              "scf.parallel in claimed functions)"),
+                        "vector-reductions": Option(bool, True, "cpu: reduction loops with vector "
+                                                    "accumulators (reassociated; false: serial "
+                                                    "order)")})
 def run(module: ir.Operation, *, target: str, tile_sizes: list, l1_bytes: int, l2_bytes: int,
         l3_bytes: int, vector_bytes: int, shared_bytes: int, threads: int, nests: bool,
-        claimed: bool):
+        claimed: bool, cpu_threads: int, vector_reductions: bool):
     if target not in targets.TARGETS:
         ir.Location.unknown(module.context).emit_error(
             f"{NAME}: unknown target '{target}' (one of {', '.join(targets.TARGETS)})")
@@ -271,14 +317,16 @@ def run(module: ir.Operation, *, target: str, tile_sizes: list, l1_bytes: int, l
             continue
         if claimed:
             if ATTR_POLY in func.attributes:
-                _schedule_claimed(func, model_)
+                _schedule_claimed(func, model_, cpu_threads, vector_reductions)
             continue
         if nests:
-            schedule_nests(func, tile_sizes=[int(t) for t in tile_sizes], target=model_)
+            schedule_nests(func, tile_sizes=[int(t) for t in tile_sizes], target=model_,
+                           vector_reductions=vector_reductions)
             continue
         if not _has_loops(func):
             continue
         try:
-            schedule_function(func, tile_sizes=[int(t) for t in tile_sizes], target=model_)
+            schedule_function(func, tile_sizes=[int(t) for t in tile_sizes], target=model_,
+                              threads=cpu_threads, vector_reductions=vector_reductions)
         except model.NotRepresentable as e:
             emit_remark(func.location, f"{NAME}: not representable: {e}; the function is unchanged")

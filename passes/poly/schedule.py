@@ -15,6 +15,13 @@
     separate          cpu: bands over several statements generate separate
                       loops where the set of statements changes (no guards
                       in the innermost loop)
+    split_tasks       cpu, threads > 1: the outermost band's first coincident
+                      member strip-mined into `threads` chunks, the chunk loop
+                      a band of its own above the band with a "tasks" mark
+                      (codegen: affine.parallel -> scf.parallel -> OpenMP);
+                      only for nests of at least PARALLEL_MIN_WORK instances
+                      (PARALLEL_MIN_WORK_REDUCTION with a reduction): the hand
+                      strategies' break-evens (passes/common/linalg.py)
     mark_parallel     a "parallel" mark above the outermost coincident band
                       member on each path (the band is split there if needed)
 
@@ -48,6 +55,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 from mlir import ir
 
+from ..common.linalg import PARALLEL_MIN_WORK, PARALLEL_MIN_WORK_REDUCTION
 from . import targets
 from .dependences import Dependences
 from .model import Scop
@@ -56,6 +64,7 @@ PARALLEL = "parallel"
 BAND = "band:"        # + level name, or "point"
 POINT = "point"
 BLOCKS, THREADS = "blocks", "threads"
+TASKS = "tasks"       # cpu: the loop over one chunk per thread
 _CANDIDATES = (256, 128, 64, 32, 16, 8, 4, 2)
 
 
@@ -498,6 +507,79 @@ def tile(scop: Scop, sched: isl.Schedule, sizes: list[int], target) -> tuple[isl
     return _Guard(visit).run(sched), chosen
 
 
+def _instances(node: isl.ScheduleNode) -> int:
+    """Statement instances under `node` (each statement's bounding box)."""
+    n = 0
+    for s in _sets(node.get_domain()):
+        k = 1
+        for d in range(s.dim(isl.dim_type.set)):
+            hi, lo = s.dim_max_val(d), s.dim_min_val(d)
+            if not (hi.is_int() and lo.is_int()):
+                return 0
+            k *= max(0, int(hi.to_python()) - int(lo.to_python()) + 1)
+        n += k
+    return n
+
+
+def _zero_distance(node: isl.ScheduleNode, deps: isl.UnionMap, m: int) -> bool:
+    """Every dependence between instances under band `node` has distance 0
+    on member m (checked directly rather than trusting the member's
+    coincidence, which isl computes relative to the band's earlier members)."""
+    dom = node.get_domain()
+    d = deps.intersect_domain(dom).intersect_range(dom)
+    if d.is_empty():
+        return True
+    part = node.band_get_partial_schedule_union_map().intersect_domain(dom)
+    for s in _sets(d.apply_domain(part).apply_range(part).deltas()):
+        hi, lo = s.dim_max_val(m), s.dim_min_val(m)
+        if not (hi.is_int() and lo.is_int()) or int(hi.to_python()) or int(lo.to_python()):
+            return False
+    return True
+
+
+def split_tasks(sched: isl.Schedule, deps: Dependences, threads: int, align: int = 1) -> isl.Schedule:
+    """threads > 1: above the outermost band of each path whose first
+    coincident member m carries enough work, a one-member band
+    floor((b_m - min) / chunk), chunk = ceil(extent / threads) (rounded up to
+    a multiple of `align` when m is the innermost member: vector rows stay
+    whole), marked "tasks". Legal: every dependence under the band has
+    distance 0 on m (_zero_distance), and the band is permutable when m is
+    not its first member (strip-mining m and moving the chunk loop outermost
+    is a tiling). Why m and not always the first member: a column
+    sum's parallel member is its inner one (the rows outermost: its streams
+    in order); splitting the columns is what the hand path does too."""
+    if threads <= 1:
+        return sched
+
+    def visit(node):
+        if not _is_band(node) or _has_band_ancestor(node):
+            return node
+        n = node.band_n_member()
+        coinc = [m for m in range(n) if node.band_member_get_coincident(m)]
+        if not coinc or (coinc[0] and not node.band_get_permutable()):
+            return node
+        m = coinc[0]
+        ext = extents(node)
+        if ext is None or ext[m] < 2 or not _zero_distance(node, deps.all, m):
+            return node
+        stmts = {s.get_tuple_name() for s in _sets(node.get_domain())}
+        reduces = any(s in deps.reductions for s in stmts)
+        if _instances(node) < (PARALLEL_MIN_WORK_REDUCTION if reduces else PARALLEL_MIN_WORK):
+            return node
+        image = _sets(node.band_get_partial_schedule_union_map().intersect_domain(node.get_domain()).range())
+        lo = int(image[0].dim_min_val(m).to_python())
+        chunk = -(-ext[m] // threads)
+        if m == n - 1 and align > 1:
+            chunk = -(-chunk // align) * align
+        b = [f"b{k}" for k in range(n)]
+        split = isl.Map(f"{{ [{', '.join(b)}] -> [floor(({b[m]} - ({lo})) / {chunk})] }}")
+        umap = node.band_get_partial_schedule_union_map().apply_range(isl.UnionMap.from_map(split))
+        node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(umap))
+        node = node.band_member_set_coincident(0, 1)
+        return node.insert_mark(isl.Id(TASKS))
+    return _Guard(visit).run(sched)
+
+
 def mark_parallel(sched: isl.Schedule) -> isl.Schedule:
     """A "parallel" mark above the outermost coincident band member of each path."""
     def coincident_above(node):
@@ -537,10 +619,15 @@ def separate(sched: isl.Schedule) -> isl.Schedule:
     return _Guard(visit).run(sched)
 
 
-def schedule(scop: Scop, deps: Dependences, *, tile_sizes: list[int], target=None) -> Result:
+def schedule(scop: Scop, deps: Dependences, *, tile_sizes: list[int], target=None,
+             threads: int = 1) -> Result:
+    """`threads` (cpu): split_tasks' chunk count."""
     target = target if target is not None else targets.make("cpu")
     sched = compute_schedule(scop, deps)
     sched, chosen = tile(scop, sched, tile_sizes, target)
+    if isinstance(target, targets.CPU):
+        eb = min(scop.elem_bytes.values() or [4])
+        sched = split_tasks(sched, deps, threads, align=max(1, target.vector_bytes // eb))
     sched = mark_parallel(sched)
     if isinstance(target, targets.CPU):
         sched = separate(sched)

@@ -88,3 +88,126 @@ func.func @captured(%x: tensor<8x1024xf32>, %s: f32) -> tensor<1024x8xf32> {
   } -> tensor<1024x8xf32>
   return %r : tensor<1024x8xf32>
 }
+
+// -----
+
+// A transpose at any row stride (1000 x 4 B here) whose one consumer is an
+// elementwise op: the pair is claimed as one function, fused there into one
+// generic (upstream linalg-fuse-elementwise-ops) that the scheduler tiles
+// as a whole; the call takes the consumer's place.
+// CHECK-LABEL: func.func private @transpose_then_add_poly0(%{{.*}}: tensor<8x1000xf32>, %{{.*}}: tensor<1000x8xf32>) -> tensor<1000x8xf32> attributes {mskernel.poly}
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%arg0, %arg1 : tensor<8x1000xf32>, tensor<1000x8xf32>)
+// CHECK:           arith.addf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+// CHECK-LABEL: func.func @transpose_then_add
+// CHECK:         %[[R:.*]] = call @transpose_then_add_poly0(%arg0, %arg1)
+// CHECK-NEXT:    return %[[R]]
+#t5 = affine_map<(d0, d1) -> (d1, d0)>
+#id5 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transpose_then_add(%x: tensor<8x1000xf32>, %y: tensor<1000x8xf32>) -> tensor<1000x8xf32> {
+  %e = tensor.empty() : tensor<1000x8xf32>
+  %t = linalg.generic {indexing_maps = [#t5, #id5], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x1000xf32>) outs(%e : tensor<1000x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<1000x8xf32>
+  %r = linalg.generic {indexing_maps = [#id5, #id5, #id5], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %y : tensor<1000x8xf32>, tensor<1000x8xf32>) outs(%e : tensor<1000x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1000x8xf32>
+  return %r : tensor<1000x8xf32>
+}
+
+// -----
+
+// A transpose read by two ops, or whose result is also returned: not a
+// pair, and its rows are not 4 KiB apart: the hand strategies keep both.
+// CHECK-LABEL: func.func @transpose_two_uses
+// CHECK-NOT:     call
+#t6 = affine_map<(d0, d1) -> (d1, d0)>
+#id6 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transpose_two_uses(%x: tensor<8x1000xf32>, %y: tensor<1000x8xf32>) -> (tensor<1000x8xf32>, tensor<1000x8xf32>) {
+  %e = tensor.empty() : tensor<1000x8xf32>
+  %t = linalg.generic {indexing_maps = [#t6, #id6], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x1000xf32>) outs(%e : tensor<1000x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<1000x8xf32>
+  %r = linalg.generic {indexing_maps = [#id6, #id6, #id6], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %y : tensor<1000x8xf32>, tensor<1000x8xf32>) outs(%e : tensor<1000x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1000x8xf32>
+  return %r, %t : tensor<1000x8xf32>, tensor<1000x8xf32>
+}
+
+// -----
+
+// A row reduction on its own (reads an argument, its result returned):
+// claimed, its filled init passed in (the fill stays with the hand path).
+// CHECK-LABEL: func.func private @row_sum_poly0(%{{.*}}: tensor<64x1000xf32>, %{{.*}}: tensor<64xf32>) -> tensor<64xf32> attributes {mskernel.poly}
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-LABEL: func.func @row_sum
+// CHECK:         %[[F:.*]] = linalg.fill
+// CHECK-NEXT:    call @row_sum_poly0(%arg0, %[[F]])
+#id7 = affine_map<(d0, d1) -> (d0, d1)>
+#row7 = affine_map<(d0, d1) -> (d0)>
+func.func @row_sum(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [#id7, #row7], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x1000xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// A row reduction whose input comes from another linalg op (a softmax's
+// row sum): msmlir-fuse-rows' row loop keeps it, with a remark.
+#id8 = affine_map<(d0, d1) -> (d0, d1)>
+#row8 = affine_map<(d0, d1) -> (d0)>
+func.func @row_sum_of_exp(%x: tensor<64x1000xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64x1000xf32>
+  %x2 = linalg.generic {indexing_maps = [#id8, #id8], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x1000xf32>) outs(%e : tensor<64x1000xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  } -> tensor<64x1000xf32>
+  // expected-remark @below {{mskernel-poly-claim: keeps the hand strategy: a row reduction next to other linalg ops (msmlir-fuse-rows' row loops)}}
+  %r = linalg.generic {indexing_maps = [#id8, #row8], iterator_types = ["parallel", "reduction"]}
+      ins(%x2 : tensor<64x1000xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// Rows shorter than one vector (12 f32 < 16 lanes): no vector
+// accumulators, the hand strategy keeps it (no remark: not a candidate).
+// CHECK-LABEL: func.func @short_rows
+// CHECK-NOT:     call
+#id9 = affine_map<(d0, d1) -> (d0, d1)>
+#row9 = affine_map<(d0, d1) -> (d0)>
+func.func @short_rows(%x: tensor<1024x12xf32>, %init: tensor<1024xf32>) -> tensor<1024xf32> {
+  %r = linalg.generic {indexing_maps = [#id9, #row9], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1024x12xf32>) outs(%init : tensor<1024xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}

@@ -4,10 +4,13 @@ bufferization. Results match poly=false (and numpy) on plain-path ops (small
 matmul, middle-axis reduction, transposed elementwise, a gather next to
 vector code), the stage list names the "poly" stage, and its dump shows the
 schedule of each outlined nest group (mskernel.schedule). With the defaults
-(poly=false) only the kernel class mskernel-poly-claim gives the scheduler
-(transposes whose rows are 4 KiB multiples apart) is scheduled: claimed or
-not as the rule says, equal to numpy, through jit and gradients."""
+(poly=false) only the kernel classes mskernel-poly-claim gives the scheduler
+(transposes whose rows are 4 KiB multiples apart, a transpose with its
+elementwise consumer, row reductions) are scheduled: claimed or not as the
+rule says, equal to numpy, through jit and gradients."""
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -88,7 +91,9 @@ def test_stages_and_dump_show_the_schedule():
     # scheduled at the end of "bufferized"
     off = dict(cpu_lowering_stages(poly=False, codegen=True))
     assert list(off) == ["kernels", "linalg", "codegen", "bufferized", "llvm"]
-    assert off["bufferized"].endswith("mskernel-poly-schedule{target=cpu claimed=true}")
+    # (cpu-threads=N: the claimed functions' task split, when the pipeline passes its threads)
+    assert re.search(r"mskernel-poly-schedule\{target=cpu claimed=true( cpu-threads=\d+)?\}$",
+                     off["bufferized"]), off["bufferized"]
     assert "mskernel-poly-claim" in off["codegen"]
     assert "poly" not in [n for n, _ in cpu_lowering_stages(poly=True, codegen=False)]
     out = _poly_stage(CASES["matmul"][0], poly=True)
@@ -118,17 +123,28 @@ def test_gather_next_to_vector_code_stays():
 
 @pytest.mark.parametrize("n", [1024, 1000])
 def test_claimed_transposes(n):
-    # the default pipeline gives the scheduler transposes whose rows are a
-    # multiple of 4 KiB apart (1024 f32), keeps the others (1000) on the hand
-    # strategies; both equal numpy
+    # the default pipeline gives the scheduler a transpose with its one
+    # elementwise consumer at any row stride (a transpose alone only when its
+    # rows are a multiple of 4 KiB apart: test_claimed_transpose_alone); equal
+    # to numpy
     text, shapes, ref = _transposed_add(n, n)
     out = _poly_stage(text)
-    claimed = "mskernel.poly" in out
-    assert claimed == (n == 1024), out
-    if claimed:
-        assert "mskernel.schedule" in out and "affine.for" in out, out
+    assert out.count("mskernel.poly") == 1, out
+    assert "mskernel.schedule" in out and "affine.for" in out, out
     xs, got = _run(text, shapes, False)
     np.testing.assert_array_equal(got, ref(*xs))
+
+
+@pytest.mark.parametrize("n", [1024, 1000])
+def test_claimed_transpose_alone(n):
+    # a transpose whose result is returned: claimed only with 4 KiB rows
+    t, o = f"tensor<64x{n}xf32>", f"tensor<{n}x64xf32>"
+    text = (f"func.func @f(%x: {t}) -> {o} {{\n"
+            f"  %r = mindir.transpose %x {{perm = array<i64: 1, 0>}} : ({t}) -> {o}\n"
+            f"  return %r : {o}\n}}")
+    assert ("mskernel.poly" in _poly_stage(text)) == (n == 1024)
+    x = np.random.default_rng(n).standard_normal((64, n)).astype(np.float32)
+    np.testing.assert_array_equal(compile_mlir(text).call("f", x)[0], x.T)
 
 
 def test_claimed_transpose_in_a_train_step_shape():
