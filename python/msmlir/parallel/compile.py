@@ -321,7 +321,7 @@ class ShardedDispatcher:
 
     def __call__(self, arrays):
         if self.groups:
-            from ..communication.graphs import check_groups
+            from ..runtime.group_check import check_groups
             check_groups(self.groups, self.name)
         local = [_block(a, d, self.rank, self.n, lay, self.grid)
                  for a, d, lay in zip(arrays, self.feed, self.layouts)]
@@ -402,7 +402,7 @@ def compile_graph(text: str, parse, timings: dict, lowered=None) -> ShardedModul
     per_rank = tuple(getattr(lowered, "per_rank_args", ()))
     if not per_rank and not wants_sharding(text):
         return None
-    from ..communication.graphs import groups_of
+    from ..runtime.group_check import groups_of
     return compile_lowered(parse, timings, lowered, groups_of(text))
 
 

@@ -291,7 +291,7 @@ def test_graphs_with_collectives_are_not_stored_in_the_compile_cache(tmp_path, m
 
 
 def test_graph_groups_are_read_off_the_mindir_and_checked():
-    from msmlir.communication.graphs import CheckedModule, check_groups, groups_of
+    from msmlir.runtime.group_check import CheckedModule, check_groups, groups_of
     text = ('%a = mindir.all_reduce %x {group = "g0", op = #mindir.reduce_op<sum>}\n'
             '%b = mindir.all_gather %x {group = "a\\22b\\\\c", group_size = 2 : i64}\n'
             '%c = mindir.conv2d %x, %w {group = 1 : i64}\n%d = mindir.all_reduce %b {group = "g0"}')
