@@ -53,6 +53,7 @@ _LAZY = {
     "ParameterTuple": ("msmlir.common.parameter", "ParameterTuple"),
     "get_seed": ("msmlir.seed", "get_seed"), "set_seed": ("msmlir.seed", "set_seed"),
     **{n: ("msmlir.common.tensor", n) for n in ("Tensor", "is_tensor", "tensor")},
+    **{n: ("msmlir.ops.sparse", n) for n in ("COOTensor", "CSRTensor", "RowTensor")},  # host-side
     "dataset": ("msmlir.dataset", None), "train": ("msmlir.train", None),
     "mindrecord": ("msmlir.mindrecord", None),   # FileWriter / FileReader (MindDataset's files)
     "profiler": ("msmlir.profiler", None), "Profiler": ("msmlir.profiler", "Profiler"),

@@ -17,6 +17,8 @@ from .distributed import DistributedGradReducer  # noqa: F401
 from .layer import (PSNR, SSIM, Conv2dBnAct, Conv3d, DenseBnAct, MatMul,  # noqa: F401
                     ResizeBilinear, SyncBatchNorm)
 from .rnn import GRU, LSTM, RNN  # noqa: F401
+from .usage_names import (_Loss, _VirtualDatasetCell, no_init_parameters,  # noqa: F401
+                          opt_init_args_register)
 from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .optim import SGD, Adagrad, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp  # noqa: F401
 from .wrap import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401

@@ -14,10 +14,13 @@ import math
 import numbers
 
 from .. import dtype as mstype
-from .. import ops
 from ..common.initializer import Uniform, initializer
 from ..common.parameter import Parameter
 from .cell import Cell
+# one step of each recurrence: shared with the recurrent primitives (P.LSTM, DynamicRNN, ...),
+# so they live below nn, in msmlir/ops/operations/_recurrent.py
+from ..ops.operations._recurrent import (STEPS, _hidden_proj, _input_proj,  # noqa: F401
+                                         gru_step, lstm_step, rnn_relu_step, rnn_tanh_step)
 
 __all__ = ["RNNCell", "GRUCell", "LSTMCell"]
 
@@ -62,59 +65,6 @@ def _check_shape(value, expected, name, cls_name):
 
 def _uniform_param(shape, bound, name, dtype):
     return Parameter(initializer(Uniform(bound), shape, dtype), name=name)
-
-
-# ---- one step of each recurrence -----------------------------------------------------------
-# `xw` is x @ w_ih^T + b_ih (the input projection, computed for all time steps at once by the
-# multi-layer cells); `h` the previous hidden state; w_hh (G*H, H); b_hh (G*H,) or None.
-def _hidden_proj(h, w_hh, b_hh):
-    out = ops.matmul(h, ops.transpose(w_hh, (1, 0)))
-    if b_hh is not None:
-        out = out + b_hh
-    return out
-
-
-def _input_proj(x, w_ih, b_ih):
-    out = ops.matmul(x, ops.transpose(w_ih, (1, 0)))
-    if b_ih is not None:
-        out = out + b_ih
-    return out
-
-
-def rnn_tanh_step(xw, h, w_hh, b_hh):
-    return ops.tanh(xw + _hidden_proj(h, w_hh, b_hh))
-
-
-def rnn_relu_step(xw, h, w_hh, b_hh):
-    return ops.relu(xw + _hidden_proj(h, w_hh, b_hh))
-
-
-def lstm_step(xw, state, w_hh, b_hh):
-    """state: (h, c); returns (h', c'). Gates i, f, g, o."""
-    h, c = state
-    hs = h.shape[-1]
-    gates = xw + _hidden_proj(h, w_hh, b_hh)
-    i = ops.sigmoid(gates[:, 0:hs])
-    f = ops.sigmoid(gates[:, hs:2 * hs])
-    g = ops.tanh(gates[:, 2 * hs:3 * hs])
-    o = ops.sigmoid(gates[:, 3 * hs:4 * hs])
-    c2 = f * c + i * g
-    h2 = o * ops.tanh(c2)
-    return h2, c2
-
-
-def gru_step(xw, h, w_hh, b_hh):
-    """Gates r, z, n: n = tanh(x_n + r * (W_hn h + b_hn)); h' = n + z * (h - n)."""
-    hs = h.shape[-1]
-    hw = _hidden_proj(h, w_hh, b_hh)
-    r = ops.sigmoid(xw[:, 0:hs] + hw[:, 0:hs])
-    z = ops.sigmoid(xw[:, hs:2 * hs] + hw[:, hs:2 * hs])
-    n = ops.tanh(xw[:, 2 * hs:3 * hs] + r * hw[:, 2 * hs:3 * hs])
-    return n + z * (h - n)
-
-
-STEPS = {"RNN_TANH": (rnn_tanh_step, 1), "RNN_RELU": (rnn_relu_step, 1),
-         "LSTM": (lstm_step, 4), "GRU": (gru_step, 3)}
 
 
 # ---- the single-step cells -------------------------------------------------------------------

@@ -46,23 +46,16 @@ Implemented (by module):
   indices), median, percentile, quantile (methods linear, lower, higher,
   midpoint, nearest; NaN-propagating).
 
-Not implemented:
+Also (extras.py): window functions, polynomials, convolve/correlate, gradient,
+unwrap, interp, digitize, norm, histogram / histogram_bin_edges / histogramdd /
+histogram2d (equal-width bins given by their count), gcd / lcm (Euclid's
+algorithm unrolled to its worst case for the dtype: 46 steps for int32, 92 for
+int64), apply_along_axis & co.
 
-* data-dependent output shapes, which a statically shaped graph cannot have:
-  unique, nonzero/argwhere/flatnonzero, where(condition) with one argument,
-  and zero-size results (e.g. arange over an empty range);
-* the rest of sorting and what is built on data-dependent bins: partition,
-  argpartition, lexsort, nanmedian, nanpercentile, nanquantile, histogram,
-  histogramdd, histogram2d, histogram_bin_edges, digitize, bincount, interp;
-* gcd, lcm (integer loops);
-* functions that call back into Python per slice: apply_along_axis,
-  apply_over_axes, piecewise; array_str;
-* polynomial and signal helpers: polyadd, polysub, polyval, polyder, polymul,
-  polyint, convolve, correlate, unwrap, gradient, vander, window functions
-  (hamming, hanning, bartlett, blackman), geomspace, mgrid/ogrid/ix_,
-  diag_indices, tri[lu]_indices(_from), ravel_multi_index, norm (the matrix
-  2-norm needs an SVD), result_type/promote_types, rand/randn/randint;
-* pad modes 'linear_ramp' and 'median'.
+Data-dependent output shapes, which a statically shaped graph cannot have, run in
+PyNative only (inside jit: an error at the user's line): unique, bincount (as
+msmlir.ops.unique / bincount). docs/compat.md lists every mindspore.numpy name
+with its status.
 """
 from ..dtype import bool_, float16, float32, float64, int8, int32, int64  # noqa: F401
 from ..frontend import fallback as _fallback

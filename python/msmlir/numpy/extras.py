@@ -26,7 +26,8 @@ __all__ = ["bartlett", "blackman", "hamming", "hanning", "tril_indices", "triu_i
            "polyval", "polyder", "polyint", "norm", "digitize", "interp", "convolve",
            "correlate", "histogram", "histogram_bin_edges", "gradient", "unwrap", "piecewise",
            "apply_along_axis", "apply_over_axes", "rand", "randn", "randint", "promote_types",
-           "result_type", "array_str"]
+           "result_type", "array_str", "gcd", "lcm", "histogramdd", "histogram2d", "unique",
+           "bincount"]
 
 
 # ---- window functions (numpy's formulas; float32) -------------------------------------------
@@ -540,3 +541,153 @@ def array_str(a, max_line_width=None, precision=None, suppress_small=None):
     """The string of a tensor's data (numpy.array_str on the host values)."""
     data = a.asnumpy() if hasattr(a, "asnumpy") else onp.asarray(a)
     return onp.array_str(data, max_line_width, precision, suppress_small)
+
+
+# ---- gcd / lcm: Euclid's algorithm unrolled to its worst case --------------------------------
+
+# Euclid needs at most k steps when min(a, b) < F(k+2) (Lamé): 46 steps cover int32, 92 int64
+_EUCLID_STEPS = {"int8": 11, "int32": 46, "int64": 92}
+
+
+def _gcd_abs(a, b):
+    steps = _EUCLID_STEPS.get(str(a.dtype))
+    if steps is None:
+        _b.error(f"gcd/lcm: integer inputs only (int8, int32, int64), got {a.dtype}",
+                 kind=TypeError)
+    a, b = ops.abs(a), ops.abs(b)
+    zero = ops.zeros_like(b)
+    one = ops.ones_like(b)
+    for _ in builtins.range(steps):
+        nz = ops.not_equal(b, zero)
+        r = ops.floor_mod(a, ops.select(nz, b, one))   # never a division by zero
+        a, b = ops.select(nz, b, a), ops.select(nz, r, zero)
+    return a
+
+
+def _int_pair(x1, x2, what):
+    a, b = _t(x1), _t(x2)
+    if not (a.dtype.is_int and b.dtype.is_int) or a.dtype.is_bool or b.dtype.is_bool:
+        _b.error(f"{what}: integer inputs only, got {a.dtype} and {b.dtype}", kind=TypeError)
+    dt = a.dtype if a.dtype == b.dtype else _dt.int64
+    shape = onp.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    return (ops.broadcast_to(ops.cast(a, dt), shape), ops.broadcast_to(ops.cast(b, dt), shape))
+
+
+@_api
+def gcd(x1, x2, dtype=None):
+    """Greatest common divisor of |x1| and |x2| elementwise (gcd(0, 0) = 0)."""
+    a, b = _int_pair(x1, x2, "gcd")
+    out = _gcd_abs(a, b)
+    return out if dtype is None else ops.cast(out, dtype)
+
+
+@_api
+def lcm(x1, x2, dtype=None):
+    """Lowest common multiple of |x1| and |x2| elementwise (0 when either is 0)."""
+    a, b = _int_pair(x1, x2, "lcm")
+    g = _gcd_abs(a, b)
+    zero = ops.equal(g, ops.zeros_like(g))
+    q = ops.floor_div(ops.abs(a), ops.select(zero, ops.ones_like(g), g))
+    out = ops.select(zero, ops.zeros_like(g), ops.mul(q, ops.abs(b)))
+    return out if dtype is None else ops.cast(out, dtype)
+
+
+# ---- multi-dimensional histograms (static bin counts) -----------------------------------------
+
+def _dim_bins(bins, d):
+    if isinstance(bins, (list, tuple)):
+        if len(bins) != d:
+            _b.error(f"histogramdd: {len(bins)} bin counts for {d} dimensions", kind=ValueError)
+        return [_int(b, "bins") for b in bins]
+    return [_int(bins, "bins")] * d
+
+
+@_api
+def histogramdd(sample, bins=10, range=None, weights=None, density=False):   # noqa: A002
+    """(hist, edges): counts of the (N, D) sample points in equal-width bins per
+    dimension (each last bin closed), as numpy.histogramdd with int bin counts."""
+    t = ops.cast(_t(sample), _dt.float32)
+    if t.ndim == 1:
+        t = ops.reshape(t, (t.shape[0], 1))
+    if t.ndim != 2:
+        _b.error(f"histogramdd: sample must be (N, D), got shape {tuple(t.shape)}",
+                 kind=ValueError)
+    n, d = t.shape
+    nbs = _dim_bins(bins, d)
+    if range is not None and len(range) != d:
+        _b.error(f"histogramdd: range needs one (min, max) per dimension ({d})", kind=ValueError)
+    flat = None
+    inside = None
+    edges_out = []
+    widths = []
+    for k in builtins.range(d):
+        col = ops.reshape(ops.slice(t, (0, k), (n, 1)), (n,))
+        edges, nb = _edges(col, nbs[k], None if range is None else range[k])
+        edges_out.append(edges)
+        lo = ops.reshape(ops.slice(edges, (0,), (1,)), ())
+        hi = ops.reshape(ops.slice(edges, (nb,), (1,)), ())
+        width = ops.div(ops.sub(hi, lo), float(nb))
+        widths.append(width)
+        pos = ops.floor(ops.div(ops.sub(col, lo), width))
+        pos = ops.select(ops.equal(col, hi), ops.full_like(pos, nb - 1), pos)
+        pos = ops.minimum(ops.maximum(pos, 0.0), float(nb - 1))
+        ok = ops.logical_and(ops.greater_equal(col, lo), ops.less_equal(col, hi))
+        inside = ok if inside is None else ops.logical_and(inside, ok)
+        idx = ops.cast(pos, _dt.int32)
+        flat = idx if flat is None else ops.add(ops.mul(flat, nb), idx)
+    total = int(onp.prod(nbs))
+    w = ops.ones((n,), _dt.float32) if weights is None else \
+        ops.cast(ops.reshape(_t(weights), (n,)), _dt.float32)
+    w = ops.select(inside, w, ops.zeros_like(w))
+    onehot = ops.cast(ops.equal(ops.expand_dims(flat, 1),
+                                _const(onp.arange(total, dtype=onp.int32))), _dt.float32)
+    hist = ops.reshape(ops.reduce_sum(ops.mul(onehot, ops.expand_dims(w, 1)), 0), tuple(nbs))
+    if density:
+        vol = None
+        for k in builtins.range(d):
+            shp = [1] * d
+            shp[k] = nbs[k]
+            wk = ops.broadcast_to(ops.reshape(widths[k], (1,) * d), tuple(shp))
+            vol = wk if vol is None else ops.mul(vol, wk)
+        hist = ops.div(hist, ops.mul(ops.reduce_sum(hist), vol))
+    elif weights is None:
+        hist = ops.cast(hist, _dt.int32)
+    return (hist, tuple(edges_out))
+
+
+@_api
+def histogram2d(x, y, bins=10, range=None, weights=None, density=False):   # noqa: A002
+    """(hist, xedges, yedges) of the points (x[i], y[i]) (numpy.histogram2d, int bins)."""
+    a = ops.reshape(ops.cast(_t(x), _dt.float32), (-1,))
+    b = ops.reshape(ops.cast(_t(y), _dt.float32), (-1,))
+    if a.shape != b.shape:
+        _b.error(f"histogram2d: x and y must have the same length, got {a.shape[0]} and "
+                 f"{b.shape[0]}", kind=ValueError)
+    hist, (ex, ey) = histogramdd(ops.stack((a, b), 1), bins, range, weights, density)
+    return hist, ex, ey
+
+
+def unique(x, return_inverse=False):
+    """The sorted distinct elements of x (flattened) and, with return_inverse, each
+    element's position in them: a data-dependent output shape, so PyNative only
+    (inside jit an error at the user's line), as msmlir.ops.unique."""
+    from ..ops.dynamic import unique as _unique
+    if _b.current() is not None:
+        _b.error("msmlir.numpy.unique: the output shape depends on the data; call it outside "
+                 "jit (PyNative)", kind=RuntimeError)
+    y, idx = _unique(ops.reshape(x, (-1,)) if hasattr(x, "shape") and len(x.shape) != 1 else x)
+    return (y, idx) if return_inverse else y
+
+
+def bincount(x, weights=None, minlength=0, length=None):
+    """Occurrences (or summed weights) of each value of a 1-D non-negative integer
+    tensor; data-dependent length, so PyNative only (msmlir.ops.bincount). mindspore.numpy's
+    `length`, when given, fixes the result's length (values >= length are dropped)."""
+    from ..ops.dynamic import bincount as _bincount
+    if _b.current() is not None:
+        _b.error("msmlir.numpy.bincount: the output length depends on the data; call it "
+                 "outside jit (PyNative)", kind=RuntimeError)
+    out = _bincount(x, weights, minlength if length is None else max(minlength, int(length)))
+    if length is not None:
+        out = out[:int(length)]
+    return out

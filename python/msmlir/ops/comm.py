@@ -223,3 +223,53 @@ def all_to_all(x, split_dim=0, concat_dim=0, split_count=None, group=None):
     out = list(mine.shape[1:])
     out[cd] *= n
     return reshape(transpose(mine, tuple(perm)), tuple(out))
+
+
+def all_to_all_v(x, send_numel_list, recv_numel_list, group=None, block_size=1):
+    """MindSpore's AlltoAllV: x flattened, its consecutive pieces of
+    send_numel_list[j] * block_size elements go to rank j; the output (1-D) is what
+    rank 0, 1, ... sent to this rank, in that order (recv_numel_list[j] * block_size
+    elements from rank j). The lists are Python ints, known at trace time, so the
+    ranks exchange them then (one MPI_Allgather of ints, as the shape checks do),
+    after which every piece has a static place: each rank's x zero-padded to the
+    longest, one all_gather, static slices. Exact; N times the bytes of
+    MPI_Alltoallv (the pinned mpi dialect has none); its gradient follows."""
+    from .array import concat, pad, reshape, slice as _slice
+    t = _operand(x, "all_to_all_v")
+    comm = _comm(group, "all_to_all_v")
+    n, r = comm.size, comm.rank
+    bsz = int(block_size)
+    send = [int(v) for v in send_numel_list]
+    recv = [int(v) for v in recv_numel_list]
+    if bsz <= 0 or len(send) != n or len(recv) != n or min(send + recv) < 0:
+        _b.error(f"all_to_all_v: send_numel_list and recv_numel_list need one count >= 0 per "
+                 f"rank ({n}) and block_size > 0, got {send}, {recv}, block_size={bsz}",
+                 kind=ValueError)
+    numel = 1
+    for d in t.shape:
+        numel *= d
+    if sum(send) * bsz != numel:
+        _b.error(f"all_to_all_v: send_numel_list sums to {sum(send)} blocks of {bsz}, the input "
+                 f"has {numel} elements", kind=ValueError)
+    flat = reshape(t, (numel,))
+    if n == 1:
+        return flat
+    sends = _mpi.allgather_ints(send, comm.name)          # every rank's send list
+    for j in range(n):
+        if sends[j][r] != recv[j]:
+            _b.error(f"all_to_all_v: rank {r} expects {recv[j]} from rank {j}, which sends "
+                     f"{sends[j][r]}", kind=ValueError)
+    longest = max(sum(row) for row in sends) * bsz
+    if longest == 0:
+        return flat
+    padded = pad(flat, (0, longest - numel)) if longest > numel else flat
+    everyone = all_gather(reshape(padded, (1, longest)), group=comm.name)   # (n, longest)
+    pieces = []
+    for j in range(n):
+        start = sum(sends[j][:r]) * bsz
+        if recv[j]:
+            pieces.append(reshape(_slice(everyone, (j, start), (1, recv[j] * bsz)),
+                                  (recv[j] * bsz,)))
+    if not pieces:
+        return _slice(flat, (0,), (0,))
+    return pieces[0] if len(pieces) == 1 else concat(pieces, 0)

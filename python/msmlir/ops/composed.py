@@ -137,10 +137,25 @@ def scatter_nd(indices, updates, shape):
 @primitive
 def tensor_scatter_update(input_x, indices, updates):
     """input_x with the slices at the index tuples of `indices` replaced by
-    `updates` (ops.tensor_scatter_update / P.TensorScatterUpdate)."""
+    `updates` (ops.tensor_scatter_update / P.TensorScatterUpdate); of duplicate index
+    tuples the last update is written."""
     x = to_tensor(input_x)
     idx = _index_tensor(indices)
     u = cast_to(to_tensor(updates), x.dtype)
+    n = int(np.prod(idx.shape[:-1], dtype=np.int64))
+    if n > 1:
+        # duplicate index tuples: the last update wins (MindSpore's CPU kernel writes them
+        # in order), not their sum -- every other one is zeroed before the summing scatter
+        lin, rows, rest = _linear_index(idx, x.shape, "tensor_scatter_update")
+        lin = _a.reshape(lin, (n, 1))
+        pos = const(np.arange(n, dtype=lin.dtype.to_numpy()).reshape(n, 1))
+        hits = _m.equal(lin, const(np.arange(rows, dtype=lin.dtype.to_numpy())))  # (n, rows)
+        last = _m.reduce_max(_m.select(hits, _a.broadcast_to(pos, (n, rows)),
+                                       const(np.full((n, rows), -1, lin.dtype.to_numpy()))), 0)
+        keep = _m.equal(_a.gather(last, _a.reshape(lin, (n,)), 0), _a.reshape(pos, (n,)))
+        keep = _a.broadcast_to(_a.reshape(keep, tuple(idx.shape[:-1]) + (1,) * len(rest)),
+                               tuple(u.shape))
+        u = _m.select(keep, u, _a.zeros_like(u))
     scattered, _ = _scatter_sum(idx, u, x.shape, "tensor_scatter_update")
     hit, _ = _scatter_sum(idx, _a.ones(u.shape, _dt.float32), x.shape, "tensor_scatter_update")
     return _m.select(_m.greater(hit, 0.0), scattered, x)

@@ -1,5 +1,5 @@
 """Ops whose output shape depends on the data: nonzero, masked_select, unique,
-bincount.
+bincount, unique_consecutive.
 
 msmlir compiles statically shaped graphs, so these cannot be compiled: in
 PyNative mode (outside jit) they run on the host with numpy on the tensors'
@@ -14,7 +14,7 @@ import numpy as np
 from ..arraylike import as_array, host_wrapper, is_array
 import msmlir.frontend.builder as _b
 
-__all__ = ["nonzero", "masked_select", "unique", "bincount"]
+__all__ = ["nonzero", "masked_select", "unique", "bincount", "unique_consecutive"]
 
 
 def _host(name, *tensors):
@@ -88,3 +88,34 @@ def bincount(input, weights=None, minlength=0):   # noqa: A002
                          f"{x.shape}")
     out = np.bincount(x, w, int(minlength))
     return _wrap(out.astype(w.dtype if w is not None else np.int64))
+
+
+def unique_consecutive(input, return_idx=False, return_counts=False, axis=None):   # noqa: A002
+    """The first element (slice along `axis`; None: of the flattened input) of every run
+    of equal consecutive ones; with return_idx each element's run number (int64), with
+    return_counts each run's length (int64): output, or (output, idx[, counts])."""
+    (x,) = _host("unique_consecutive", input)
+    if axis is None:
+        flat = x.reshape(-1)
+        keep = np.concatenate([[True], flat[1:] != flat[:-1]]) if flat.size else \
+            np.zeros(0, bool)
+        out = flat[keep]
+        idx = (np.cumsum(keep) - 1).reshape(x.shape)
+    else:
+        a = int(axis)
+        if not -x.ndim <= a < x.ndim:
+            raise ValueError(f"For 'unique_consecutive', axis {axis} is out of range for a "
+                             f"{x.ndim}-D input")
+        a %= x.ndim
+        m = np.moveaxis(x, a, 0).reshape(x.shape[a], -1)
+        keep = np.concatenate([[True], (m[1:] != m[:-1]).any(1)])
+        out = np.compress(keep, x, a)
+        idx = np.cumsum(keep) - 1
+    starts = np.flatnonzero(keep)
+    counts = np.diff(np.append(starts, keep.size))
+    res = [_wrap(out)]
+    if return_idx:
+        res.append(_wrap(idx.astype(np.int64)))
+    if return_counts:
+        res.append(_wrap(counts.astype(np.int64)))
+    return res[0] if len(res) == 1 else tuple(res)

@@ -651,6 +651,39 @@ def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
     return _P["ReverseSequence"](seq_dim, batch_dim)(x, seq_lengths)
 
 
+floor_divide = floor_div     # noqa: F405  (ops.floor_divide)
+
+
+@_primitive
+def mm(input, mat2):
+    """The matrix product of two 2-D tensors (ops.mm)."""
+    a, b = _t(input), _t(mat2)
+    if a.ndim != 2 or b.ndim != 2:
+        _b.error(f"For 'mm', both inputs must be 2-D, got shapes {tuple(a.shape)} and "
+                 f"{tuple(b.shape)}", kind=ValueError)
+    return matmul(a, b)   # noqa: F405
+
+
+def intopk(x1, x2, k):
+    """Whether x2[i] is among the k largest entries of row x1[i] (ops.intopk)."""
+    return _P["InTopK"](k)(x1, x2)
+
+
+@_primitive
+def moe_token_permute(tokens, indices, num_out_tokens=None, padded_mode=False):
+    """MoE token permutation (ops.moe_token_permute; operations/_moe.py)."""
+    from .operations._moe import moe_token_permute as impl
+    return impl(tokens, indices, num_out_tokens, padded_mode)
+
+
+@_primitive
+def moe_token_unpermute(permuted_tokens, sorted_indices, probs=None, padded_mode=False,
+                        restore_shape=None):
+    """The inverse of moe_token_permute, weighted by probs (ops.moe_token_unpermute)."""
+    from .operations._moe import moe_token_unpermute_fn as impl
+    return impl(permuted_tokens, sorted_indices, probs, padded_mode, restore_shape)
+
+
 def randn(*size, dtype=None, seed=None):
     """Standard-normal samples of shape `size` (ops.randn; float32 by default)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
@@ -676,7 +709,8 @@ _COMPOSED = [
     "scatter_add", "scatter_sub", "scatter_update", "index_add", "index_fill", "avg_pool1d",
     "max_pool1d", "dropout2d", "dropout3d", "bernoulli", "standard_laplace", "blackman_window",
     "pows", "outer", "mixed_precision_cast", "randn", "masked_select", "nonzero", "unique",
-    "bincount", "reverse_sequence",
+    "bincount", "reverse_sequence", "moe_token_permute", "moe_token_unpermute",
+    "floor_divide", "mm", "intopk",
 ]
 
 __all__ = sorted(set(_ops.__all__) | set(_ALIASES) | set(_COMPOSED) | {

@@ -472,10 +472,16 @@ DELEGATED = {
         "hsplit", "vsplit", "dsplit", "unbind", "top_k", "reshape_as", "resize", "t", "choose",
         "fill", "fills", "new_ones", "new_zeros", "searchsorted", "reverse", "index_add",
         "index_fill", "scatter_add", "scatter_sub", "sum_to_size", "isreal", "real", "conj",
-        "angle", "ldexp", "reverse_sequence")},
+        "angle", "ldexp", "reverse_sequence", "unfold", "fold", "median",
+        "as_strided", "renorm", "cummax", "cummin", "random_categorical", "bernoulli", "lcm",
+        "det", "matrix_determinant", "slogdet", "log_matrix_determinant", "logdet", "inverse",
+        "cholesky", "cholesky_inverse", "lgamma", "digamma", "erfinv", "scatter_mul",
+        "scatter_div", "scatter_max", "scatter_min", "unique_with_pad", "i0", "igamma",
+        "igammac", "svd")},
     **{n: "python" for n in ("is_floating_point", "is_signed", "is_complex", "short",
                              "set_const_arg", "nonzero", "masked_select", "unique",
-                             "bincount")},
+                             "bincount", "to_tensor", "flush_from_cache", "itemset", "col2im",
+                             "unique_consecutive", "to_coo", "to_csr")},
     **{n: "property" for n in ("mT", "mH", "H", "adjoint")},
 }
 

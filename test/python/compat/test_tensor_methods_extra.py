@@ -220,4 +220,12 @@ def test_delegated_names_have_implementations():
                                       # test/python/ops/test_usage_gap_ops.py
                                       "nonzero", "masked_select", "unique", "bincount",
                                       "reverse_sequence"}
+    # test/python/ops/test_tensor_methods_more.py
+    tested |= {"unfold", "fold", "col2im", "median", "as_strided", "renorm", "cummax", "cummin",
+               "random_categorical", "bernoulli", "lcm", "det", "matrix_determinant", "slogdet",
+               "log_matrix_determinant", "logdet", "inverse", "cholesky", "cholesky_inverse",
+               "lgamma", "digamma", "erfinv", "scatter_mul", "scatter_div", "scatter_max",
+               "scatter_min", "to_tensor", "flush_from_cache", "itemset", "unique_with_pad",
+               "i0", "igamma", "igammac", "unique_consecutive", "svd",
+               "to_coo", "to_csr"}
     assert set(TENSOR_METHODS) - tested == set()

@@ -38,6 +38,7 @@ from ..custom import Custom  # noqa: F401
 from ..host import host_call as _host_call
 from ..summary import summary as _summary
 from ..dynamic import masked_select as _masked_select, nonzero as _nonzero, unique as _unique
+from . import _attention as _att, _extra as _ex, _moe, _recurrent as _rnn
 from ..comm import all_gather as _all_gather, all_reduce as _all_reduce, \
     all_to_all as _all_to_all, broadcast as _broadcast, reduce_scatter as _reduce_scatter
 
@@ -1092,6 +1093,12 @@ TABLE = [
     ("SplitWithSize", "", lambda s, x, split_size, dim=0: tuple(F.split(x, list(split_size), dim)),
      "array"),
     ("Gelu", "", lambda s, x: F.gelu(x), "nn"),
+    ("StackExt", "dim=0", lambda s, xs: F.stack(xs, s.dim), "array"),
+    ("TopkExt", "", lambda s, x, k, dim=-1, largest=True, sorted=True: tuple(
+        (v if i == 0 else F.cast(v, _dt.int64))
+        for i, v in enumerate(F.topk(x, k, dim, largest, sorted))), "array"),
+    ("BatchMatMulExt", "", lambda s, x, y: F.bmm(x, y), "math"),
+    ("CumsumExt", "", lambda s, x, dim, dtype=None: F.cumsum(x, dim, dtype), "math"),
     # data-dependent output shapes: PyNative only (msmlir/ops/dynamic.py)
     ("Unique", "", lambda s, x: _unique(x), "array", "python"),
     ("MaskedSelect", "", lambda s, x, mask: _masked_select(x, mask), "array", "python"),
@@ -1127,6 +1134,46 @@ TABLE = [
     ("LeftShift", "", lambda s, x, y: F.bitwise_left_shift(x, y), "math"),
     ("RightShift", "", lambda s, x, y: F.bitwise_right_shift(x, y), "math"),
     ("Invert", "", lambda s, x: F.invert(x), "math"),
+    # ---- LLM / MoE, recurrent and the rest of the 200 most used (issue 12) ----------------
+    ("Sum", "", _ex.sum_, "math"),
+    ("Morph", "fn, infer_shape, infer_dtype, bprop_fn=None", _ex.morph, "other", "python"),
+    ("MoveTo", "", _ex.move_to, "other"),
+    ("DropoutGenMask", "Seed0=0, Seed1=0", _ex.dropout_gen_mask, "nn"),
+    ("DropoutDoMask", "", _ex.dropout_do_mask, "nn"),
+    ("FusedWeightScaleApplyMomentum", "", _ex.fused_weight_scale_apply_momentum, "nn"),
+    ("MaxPoolWithArgmax", "kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW'",
+     _ex.max_pool_with_argmax, "nn"),
+    ("AlltoAllV", "group=None, block_size=1", _ex.alltoallv, "comm"),
+    ("GroupedMatmul", "split_item=0, group_type=-1, transpose_a=False, transpose_b=False",
+     _att.grouped_matmul, "nn"),
+    ("GroupedMatmulV4", "", _att.grouped_matmul_v4, "nn"),
+    ("ReshapeAndCache", "", _att.reshape_and_cache, "nn"),
+    ("PagedAttention", "head_num, scale_value=1.0, kv_head_num=0, kv_cache_quant_mode='DEFAULT', "
+     "mask_mode='MASK_DEFAULT', mla_v_dim=0", _att.paged_attention, "nn"),
+    ("PagedAttentionMask", "head_num, scale_value=1.0, kv_head_num=0, "
+     "kv_cache_quant_mode='DEFAULT'", _att.paged_attention_mask, "nn"),
+    ("FlashAttentionScore", "head_num, keep_prob=1.0, scale_value=1.0, pre_tokens=2147483647, "
+     "next_tokens=2147483647, inner_precise=0, input_layout='BSH', sparse_mode=0",
+     _att.flash_attention_score, "nn"),
+    ("ApplyRotaryPosEmb", "cos_format=0", _att.apply_rotary_pos_emb, "nn"),
+    ("DynamicRNN", "cell_type='LSTM', direction='UNIDIRECTIONAL', cell_depth=1, "
+     "use_peephole=False, keep_prob=1.0, cell_clip=-1.0, num_proj=0, time_major=True, "
+     "activation='tanh', forget_bias=0.0, is_training=True", _rnn.dynamic_rnn, "nn"),
+    ("DynamicGRUV2", "direction='UNIDIRECTIONAL', cell_depth=1, keep_prob=1.0, cell_clip=-1.0, "
+     "num_proj=0, time_major=True, activation='tanh', gate_order='rzh', reset_after=True, "
+     "is_training=True", _rnn.dynamic_gru_v2, "nn"),
+    ("LSTM", "input_size, hidden_size, num_layers, has_bias, bidirectional, dropout, "
+     "proj_size=0", _rnn.lstm, "nn"),
+    ("MoeGatingTopKSoftmax", "", _moe.moe_gating_top_k_softmax, "nn"),
+    ("MoeInitRouting", "", _moe.moe_init_routing, "nn"),
+    ("MoeInitRoutingV2", "", _moe.moe_init_routing_v2, "nn"),
+    ("MoeComputeExpertTokens", "", _moe.moe_compute_expert_tokens, "nn"),
+    ("MoeFinalizeRouting", "", _moe.moe_finalize_routing, "nn"),
+    ("MoeTokenUnpermute", "", _moe.moe_token_unpermute, "nn"),
+    ("GroupTopk", "", _moe.group_topk, "nn"),
+    ("FusedAddTopKDiv", "", _moe.fused_add_top_k_div, "nn"),
+    ("MoeDistributeDispatch", "", _moe.moe_distribute_dispatch, "comm"),
+    ("MoeDistributeCombine", "", _moe.moe_distribute_combine, "comm"),
     # constructed as in MindSpore's scripts (which make them whatever the target); calling
     # one is an error (_npu_float_status)
     *[(n, "", _npu_float_status, "math", "python")
