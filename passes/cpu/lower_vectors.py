@@ -8,6 +8,14 @@ loop), then lowers contractions to outer products / FMAs, multi-reductions,
 transfers, transposes and shape casts to 1-D vector ops, with transform
 dialect patterns.
 
+The 1-D transfers it leaves stay vector.transfer_read/write: the pipeline's
+convert-vector-to-llvm lowers them to loads, stores and masked ones with the
+same upstream patterns (vector.lower_transfer max_transfer_rank = 1) in its
+own first step, and the pipeline's canonicalize,cse follow this pass. Why:
+that round here cost ~80 ms of LeNet5's train step (~45% of the pass), the
+final canonicalization round ~25 ms; without them the LLVM IR after `opt -O1`
+is identical (B5, B6).
+
 Why: convert-vector-to-llvm handles 1-D vectors well; n-D contractions and
 transfers left to it give scalarized code, and without the hoisting every
 micro-kernel iteration would load and store its accumulators.
@@ -65,8 +73,12 @@ def _lower_vectors_script(threads: int, ranks: tuple[int, ...], split: bool) -> 
         s.emit("  transform.yield")
         s.emit("}")
     funcs = s.match_ops("%root", ["func.func"])
-    s.patterns(funcs, ["canonicalization"])
-    s.cse(funcs)
+    if threads > 1 and ranks:
+        # the scf.parallel loops need it before hoisting (B6 at t=2: other
+        # code without); serial code comes canonical from the bufferization
+        # stage (B5/B6 at t=1: the same code without, ~15 ms less)
+        s.patterns(funcs, ["canonicalization"])
+        s.cse(funcs)
     h = s.fresh("h")
     s.emit(f"{h} = transform.structured.hoist_redundant_vector_transfers {funcs} : ({ANY}) -> {ANY}")
     # Separate greedy rounds: vector.lower_shape_cast + vector.lower_transpose +
@@ -85,12 +97,10 @@ def _lower_vectors_script(threads: int, ranks: tuple[int, ...], split: bool) -> 
                                'split_transfer_strategy = "vector-transfer"'])
     s.patterns(h, first + [
         "vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true",
-        "vector.lower_transfer max_transfer_rank = 1",
         "vector.lower_outerproduct",
     ])
     s.patterns(h, ['vector.lower_transpose lowering_strategy = "shuffle_1d"'])
     s.patterns(h, ["vector.lower_shape_cast"])
-    s.patterns(h, ["canonicalization"])
     return s.text()
 
 

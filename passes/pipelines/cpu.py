@@ -90,33 +90,38 @@ _BUFFERIZE_HEAD = (
     "msmlir-readonly-arguments,"
     "eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
-    "canonicalize,"
+    "func.func(canonicalize),"
     "msmlir-distinct-return-buffers,"
     "buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},"
     "msmlir-forward-call-outputs,"
-    "func.func(buffer-hoisting),"
-    "func.func(buffer-loop-hoisting)"
+    "func.func(buffer-hoisting,buffer-loop-hoisting)"
 )
 # i1 memrefs are widened to i8 right after bufferization (LLVM 22's memref
 # lowering aborts on i1 loads/stores): no later pass makes new ones, and the
 # module is a fraction of its size at the LLVM lowering (the pass walks it in
 # Python: 0.12 s on LeNet5's train step there, ~0.01 s here).
-_BUFFERIZE_TAIL = "buffer-deallocation-pipeline,cse,canonicalize,msmlir-widen-bool-memrefs"
+# (buffer-deallocation-pipeline ends with cse,canonicalize itself)
+_BUFFERIZE_TAIL = "buffer-deallocation-pipeline,msmlir-widen-bool-memrefs"
 
 _BUFFERIZE = ",".join([_BUFFERIZE_HEAD, _BUFFERIZE_TAIL])
 
 # Shared tail of both LLVM lowerings: memrefs (bools widened to bytes in the
 # bufferization tail), control flow, math (log1p kept for libm: accurate near
-# 0), arith, funcs.
+# 0), then arith, funcs and cf in one convert-to-llvm (each dialect's
+# conversion interface; the same IR as convert-arith/func/cf-to-llvm one after
+# the other, in one walk of the module instead of three).
+#
+# Function-local upstream passes (canonicalize, cse, the loop and memref
+# lowerings) run nested in func.func here and in the bufferization: MLIR then
+# runs them over the kernels (functions, inline-kernels=false) concurrently
+# on its thread pool, where at module level they run on one thread. The IR is
+# the same (B5/B6: identical LLVM IR after opt -O1).
 _MEMREF_TO_LLVM = (
     "msmlir-materialize-collectives,"       # MPI helper bodies (mindir collectives)
     "finalize-memref-to-llvm,"
     "convert-scf-to-cf,"
     "convert-math-to-llvm{approximate-log1p=false},"  # log1p -> libm log1p (accurate near 0)
     "convert-math-to-libm,"
-    "convert-arith-to-llvm,"
-    "convert-func-to-llvm,"
-    "convert-cf-to-llvm,"
     "convert-to-llvm,"
     "reconcile-unrealized-casts"
 )
@@ -133,15 +138,15 @@ _TO_LLVM = (
 
 # After msmlir-cpu-lower-vectors: what is left of the vector dialect, then LLVM.
 _VECTOR_TO_LLVM = (
-    "convert-linalg-to-loops,"
+    "func.func(convert-linalg-to-loops,"
     "canonicalize,cse,"
     "convert-vector-to-scf{full-unroll=true},"
-    "func.func(lower-vector-multi-reduction),"
+    "lower-vector-multi-reduction,"
     "lower-affine,"
     "fold-memref-alias-ops,"
     "expand-strided-metadata,"
     "lower-affine,"
-    "arith-expand,"
+    "arith-expand),"
     "convert-vector-to-llvm{vector-contract-lowering=outerproduct reassociate-fp-reductions=true},"
     + _MEMREF_TO_LLVM
 )
@@ -257,7 +262,8 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
     bufferize += [_BUFFERIZE_TAIL,
                   # (1-D transfers: works around an upstream fold-memref-alias-ops bug
                   # on n-D transfer_reads of memref.expand_shape views)
-                  "msmlir-cpu-unroll-transfers,msmlir-cpu-cast-collapses,fold-memref-alias-ops,canonicalize,cse"]
+                  "msmlir-cpu-unroll-transfers,msmlir-cpu-cast-collapses,"
+                  "func.func(fold-memref-alias-ops,canonicalize,cse)"]
     bufferize.append(_POLY_CLAIMED)
     llvm = [_POLY_INLINE] if poly else []
     llvm.append(f"msmlir-cpu-lower-vectors{{threads={threads}}}")

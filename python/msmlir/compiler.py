@@ -31,11 +31,14 @@ each lowering stage.
 
 LLVM code generation: a big lowered module of several functions (kernels are
 functions, msmlir-cpu-pipeline's `inline-kernels=false`) is compiled on
-MSMLIR_COMPILE_JOBS cores (default: the idle ones by the load average, at most 8) by
+MSMLIR_COMPILE_JOBS cores (default: those other processes left idle during the
+compile so far, at most 8) by
 upstream `mlir-translate | opt | llc` and linked into a shared library (the
-form the disk cache stores); a small module, one with host callbacks, or
-MSMLIR_COMPILE_JOBS=1 uses the in-process ExecutionEngine. Both give
-bit-identical results (test/python/runtime/test_parallel_compile.py).
+form the disk cache stores), with `opt -O1` for vectorized functions
+(runtime/parallel_compile.py says why); a small module, one with host
+callbacks, or one job and a module below parallel_compile.MIN_OPS_ONE_JOB
+uses the in-process ExecutionEngine. Both give bit-identical results
+(test/python/runtime/test_parallel_compile.py).
 """
 from __future__ import annotations
 
@@ -212,6 +215,7 @@ def public_signatures(module: ir.Module, mark_c_interface: bool = True,
 
 
 def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False) -> CompiledModule:
+    parallel_compile.mark()     # (the window over which it measures idle CPUs)
     t = time.perf_counter()
     with module.context:
         run_pipeline(module, _PREPARE)
@@ -261,8 +265,9 @@ def _compile_parallel(module: ir.Module, signatures: dict, opt_level: int,
     the caller removes its directory."""
     if not shared_object.supported():
         return None
+    threads = get_pass("msmlir-cpu-pipeline").defaults()["threads"]
     with module.context:
-        groups, why = parallel_compile.plan(module)
+        groups, why = parallel_compile.plan(module, nested=threads > 1)
     if not groups:
         parallel_compile.debug(f"in-process JIT ({why})")
         return None

@@ -24,10 +24,24 @@ visibility: calls between groups are direct, only the public functions are
 exported.
 
 `MSMLIR_COMPILE_JOBS=N` sets the number of groups (default: the CPUs this
-process may use that the load average leaves idle, at most 8); 1, a small
-module, a module with one function, a
-mutable global (globalize=true: it would be duplicated), or missing tools
-keep the in-process ExecutionEngine (the reference path; `plan` says why).
+process may use that other processes left idle since the compile started,
+at most 8; `jobs`). One job still takes this path (one group, `opt -O1` on
+vector code: ~20% less CPU than the engine at -O3 on LeNet5's train step)
+for a module of at least MIN_OPS_ONE_JOB ops. A small module, a module with
+one function, a mutable global (globalize=true: it would be duplicated), or
+missing tools keep the in-process ExecutionEngine (the reference path; `plan`
+says why).
+
+Optimization level by content: a group of functions with vector code
+(msmlir's codegen tiled, vectorized and unrolled them in MLIR) goes through
+`opt -O1` and `llc -O<n>`; a group of functions whose loops are all scalar
+(the plain path: codegen=false, ops below min-work) keeps `opt -O<n>`, whose
+loop vectorizer and unroller are what make such code fast. Why: on
+vectorized code O2/O3 add loop vectorization, SLP and more unrolling, which
+cost ~25% of LLVM's time (LeNet5's train step: 1.18 -> 0.91 s CPU, 2 jobs)
+for no measurable speed (B5/B6 steps equal: min of 400 steps, both versions
+interleaved in one process). Scalar-loop functions get groups of their own
+when they are big enough to be worth it (MIN_SCALAR_OPS).
 """
 from __future__ import annotations
 
@@ -36,6 +50,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 
 from mlir import ir
 
@@ -44,7 +59,19 @@ __all__ = ["jobs", "tools", "plan", "compile_objects", "ParallelCompileError"]
 # A module smaller than this (LLVM dialect ops) compiles faster in process
 # than the subprocesses start.
 MIN_OPS = 3000
+# With one job: a module at least this big (in LLVM dialect ops) still goes
+# to the tools (one group), for the lower opt level of its vector code
+# (LeNet5's train step, 24k ops: LLVM 1.1 -> 0.9 s CPU; the MLP's, 11k ops:
+# 0.36 -> 0.35 s, the tools' start-up eats the gain).
+MIN_OPS_ONE_JOB = 16000
 MAX_JOBS = 8
+# `opt` level of the functions with vector code (see the module docstring).
+VECTOR_OPT_LEVEL = 1
+# Scalar-loop functions smaller than this in all (a few small loops: B5/B6's
+# reductions of 10-64 elements) are not worth groups of their own (~25 ms of
+# tool start-up each): they are balanced with the others (a group gets
+# -O<n> only when all its functions are scalar loops).
+MIN_SCALAR_OPS = 2000
 # Seconds the tools of one compile may take before they are killed.
 TIMEOUT_S = 600
 
@@ -55,11 +82,19 @@ class ParallelCompileError(RuntimeError):
 
 def jobs() -> int:
     """How many groups compile concurrently: MSMLIR_COMPILE_JOBS, else the
-    CPUs of this process that the load average leaves idle (at most
-    MAX_JOBS). Why the load: the parallel path costs ~10% more CPU time than
-    the in-process engine (each group's mlir-translate parses its part), so it
-    only shortens the wall time when cores are free; on a saturated machine
-    it makes a compile slower."""
+    CPUs of this process that other processes leave idle (at most MAX_JOBS).
+    Why: the parallel path costs ~10% more CPU time than one group (each
+    group's mlir-translate parses its part), so more groups only shorten the
+    wall time when cores are free; on a saturated machine they make a
+    compile slower.
+
+    Idle CPUs are measured over the compile so far (`mark` at its start,
+    /proc/stat's idle time since): this process kept one CPU busy then and
+    waits while the tools run, so it counts as free. Without a window of at
+    least WINDOW_S, the 1-minute load average stands in for the other
+    processes' load; it also counts what this process tree ran in the last
+    minute (a benchmark's previous case keeps it near 1 on an idle machine:
+    one job where two were free)."""
     raw = os.environ.get("MSMLIR_COMPILE_JOBS", "").strip()
     if raw:
         try:
@@ -70,11 +105,52 @@ def jobs() -> int:
         n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         n = os.cpu_count() or 1
-    try:
-        idle = n - os.getloadavg()[0]
-    except (AttributeError, OSError):
-        idle = n
+    idle = _idle_cpus()
+    if idle is not None:
+        idle += 1.0                     # this process's own CPU, free while it waits
+    else:
+        try:
+            idle = n - os.getloadavg()[0]
+        except (AttributeError, OSError):
+            idle = n
     return max(1, min(int(idle + 0.5), n, MAX_JOBS))
+
+
+# The shortest window (seconds) over which idle CPUs are measured.
+WINDOW_S = 0.2
+_WINDOW: dict = {}
+
+
+def _cpu_times() -> tuple[float, float] | None:
+    """(idle, total) CPU seconds of the machine since boot (/proc/stat: all
+    CPUs together), or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    return (v[3] + v[4]) / hz, sum(v) / hz      # idle + iowait; user..steal
+
+
+def mark() -> None:
+    """Starts the window over which jobs() measures the idle CPUs (msmlir's
+    compiler calls it when it starts compiling a module)."""
+    _WINDOW["start"] = (_cpu_times(), time.monotonic())
+
+
+def _idle_cpus() -> float | None:
+    """CPUs idle on average since `mark` (None: no window, or shorter than
+    WINDOW_S)."""
+    start = _WINDOW.get("start")
+    now = _cpu_times()
+    if start is None or start[0] is None or now is None:
+        return None
+    (idle0, total0), t0 = start
+    elapsed = time.monotonic() - t0
+    if elapsed < WINDOW_S or now[1] <= total0:
+        return None
+    return max(0.0, now[0] - idle0) / elapsed
 
 
 _TOOLS: dict = {}
@@ -100,14 +176,24 @@ def tools() -> tuple[str, str, str] | None:
     return _TOOLS["t"]
 
 
-def _functions(module: ir.Module):
-    """[(name, op, number of ops)] of the functions with a body, module order."""
+def _functions(module: ir.Module, nested: bool = False):
+    """[(name, op, number of ops)] of the functions with a body, module order.
+    The LLVM dialect is flat (a function's ops are its blocks' ops) but for
+    OpenMP regions (threads > 1): `nested` counts their ops too, with a walk
+    (~0.5 us an op; the blocks' lengths alone cost ~0.06)."""
     out = []
     for op in module.body.operations:
         if op.operation.name != "llvm.func" or not op.regions[0].blocks:
             continue
-        # (the LLVM dialect is flat: a function's ops are its blocks' ops)
-        count = [sum(len(b.operations) for b in op.regions[0].blocks)]
+        if nested:
+            count = [-1]                    # (the walk visits the function itself)
+
+            def visit(_op, count=count):
+                count[0] += 1
+                return ir.WalkResult.ADVANCE
+            op.operation.walk(visit)
+        else:
+            count = [sum(len(b.operations) for b in op.regions[0].blocks)]
         out.append((ir.StringAttr(op.attributes["sym_name"]).value, op, count[0]))
     return out
 
@@ -119,28 +205,75 @@ def _mutable_globals(module: ir.Module) -> bool:
     return False
 
 
-def plan(module: ir.Module, n_jobs: int | None = None) -> tuple[list[list[str]], str]:
+def plan(module: ir.Module, n_jobs: int | None = None,
+         nested: bool = False) -> tuple[list[list[str]], str]:
     """(groups of function names, why not) for the parallel path: no groups
-    and the reason when the module should go to the ExecutionEngine."""
+    and the reason when the module should go to the ExecutionEngine. The
+    functions with scalar loops only (`scalar_loops`) are grouped apart from
+    those with vector code (compile_objects gives the two kinds different
+    opt levels); each kind is balanced over the jobs by size (`nested`: the
+    module has OpenMP regions, whose ops count too)."""
     n = jobs() if n_jobs is None else n_jobs
-    if n < 2:
-        return [], "one job"
     if tools() is None:
         return [], "no mlir-translate/opt/llc next to the MLIR wheel"
-    funcs = _functions(module)
+    funcs = _functions(module, nested)
     if len(funcs) < 2:
         return [], "one function"
     total = sum(c for _, _, c in funcs)
+    if n < 2 and total < MIN_OPS_ONE_JOB:
+        return [], "one job"
     if total < MIN_OPS:
         return [], f"small module ({total} ops)"
     if _mutable_globals(module):
         return [], "mutable globals"
+    scalar = [f for f in funcs if scalar_loops(f[1])]
+    if sum(c for _, _, c in scalar) < MIN_SCALAR_OPS:
+        scalar = []     # a few small loops: not worth tools of their own
+    vector = [f for f in funcs if f not in scalar]
+    return _balance(vector, n) + _balance(scalar, n), ""
+
+
+def _balance(funcs: list, n: int) -> list[list[str]]:
+    """`funcs` in at most n groups of about equal size (longest first, each to
+    the lightest group)."""
     groups: list[list] = [[0, []] for _ in range(min(n, len(funcs)))]
     for name, _, c in sorted(funcs, key=lambda f: -f[2]):
         g = min(groups, key=lambda g: g[0])
         g[0] += c
         g[1].append(name)
-    return [g[1] for g in groups if g[1]], ""
+    return [g[1] for g in groups if g[1]]
+
+
+# LLVM dialect ops that exist only in vector code (a function with one of them
+# was vectorized by msmlir's codegen)
+_VECTOR_OPS = frozenset(("llvm.shufflevector", "llvm.insertelement", "llvm.extractelement",
+                         "llvm.intr.masked.load", "llvm.intr.masked.store",
+                         "llvm.intr.masked.gather", "llvm.intr.masked.scatter"))
+
+
+def _all_scalar(module: ir.Module, group: list[str]) -> bool:
+    """Whether every function of `group` has scalar loops only (plan puts
+    them in groups of their own when they are worth it)."""
+    names = set(group)
+    return all(scalar_loops(op) for name, op, _ in _functions(module) if name in names)
+
+
+def scalar_loops(func) -> bool:
+    """Whether the llvm.func `func` branches (loops) and has no vector value:
+    code LLVM's loop vectorizer may still speed up (it gets `opt -O<n>`). The
+    walk stops at the first vector op or vector-typed result."""
+    found = {"vector": False, "branch": False}
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        name = op.name
+        if name in _VECTOR_OPS or (op.results and isinstance(op.results[0].type, ir.VectorType)):
+            found["vector"] = True
+            return ir.WalkResult.INTERRUPT
+        if name == "llvm.cond_br":
+            found["branch"] = True
+        return ir.WalkResult.ADVANCE
+    func.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found["branch"] and not found["vector"]
 
 
 def _declaration(op) -> ir.Operation:
@@ -274,7 +407,7 @@ def compile_objects(module: ir.Module, groups: list[list[str]], workdir: str,
     # the host, as the ExecutionEngine targets it (triple, CPU and its features;
     # with the triple opt also takes the target's data layout)
     target = [f"-mtriple={_host_triple()}", "-mcpu=native", "-relocation-model=pic"]
-    level = f"-O{max(0, min(int(opt_level), 3))}"
+    level = max(0, min(int(opt_level), 3))
     procs = []
     paths = []
     try:
@@ -289,10 +422,11 @@ def compile_objects(module: ir.Module, groups: list[list[str]], workdir: str,
             err = open(os.path.join(workdir, f"part{i}.log"), "w+b")
             p1 = subprocess.Popen([translate, "--mlir-to-llvmir", src], stdout=subprocess.PIPE,
                                   stderr=err)
-            p2 = subprocess.Popen([opt, level, *target, "-"], stdin=p1.stdout,
+            opt_level_i = level if _all_scalar(module, group) else min(level, VECTOR_OPT_LEVEL)
+            p2 = subprocess.Popen([opt, f"-O{opt_level_i}", *target, "-"], stdin=p1.stdout,
                                   stdout=subprocess.PIPE, stderr=err)
             p1.stdout.close()
-            p3 = subprocess.Popen([llc, level, *target, "-filetype=obj", "-", "-o", obj],
+            p3 = subprocess.Popen([llc, f"-O{level}", *target, "-filetype=obj", "-", "-o", obj],
                                   stdin=p2.stdout, stderr=err)
             p2.stdout.close()
             procs.append(((p1, p2, p3), err))

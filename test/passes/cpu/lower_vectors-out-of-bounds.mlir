@@ -9,7 +9,8 @@
 // 1-D transfer inside the scf.if (never split again). Writes use the
 // "vector-transfer" strategy: upstream's "linalg-copy" one copies the buffer
 // back at swapped offsets (test/python/runtime/test_vector_views_exec.py runs
-// these functions against numpy).
+// these functions against numpy). The in-bounds 1-D transfers stay transfers
+// (convert-vector-to-llvm makes them loads and stores).
 
 // CHECK-LABEL: func.func @read_1d
 // CHECK-SAME:    (%[[M:.*]]: memref<5x7xf32>, %[[I:.*]]: index, %[[J:.*]]: index
@@ -18,7 +19,7 @@
 // CHECK:           memref.cast %[[ROW]]
 // CHECK:         } else {
 // CHECK:           vector.transfer_read %[[ROW]][%[[J]]]
-// CHECK:         vector.load
+// CHECK:         vector.transfer_read {{.*}} {in_bounds = [true]}
 func.func @read_1d(%m: memref<5x7xf32>, %i: index, %j: index, %o: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %p = arith.constant 0.0 : f32
@@ -32,7 +33,7 @@ func.func @read_1d(%m: memref<5x7xf32>, %i: index, %j: index, %o: memref<8xf32>)
 // CHECK-LABEL: func.func @write_1d
 // CHECK:         %[[ROW:.*]] = memref.subview %arg0[%arg1, 0] [1, 7] [1, 1] : memref<5x7xf32> to memref<7xf32, strided<[1], offset: ?>>
 // CHECK:         scf.if
-// CHECK:         vector.store
+// CHECK:         vector.transfer_write {{.*}} {in_bounds = [true]}
 // CHECK:         scf.if
 // CHECK:           vector.transfer_write %{{.*}}, %[[ROW]][%arg2] : vector<8xf32>, memref<7xf32, strided<[1], offset: ?>>
 func.func @write_1d(%m: memref<5x7xf32>, %i: index, %j: index, %v: vector<8xf32>) {
@@ -50,7 +51,7 @@ func.func @write_1d(%m: memref<5x7xf32>, %i: index, %j: index, %v: vector<8xf32>
 // CHECK:         } else {
 // CHECK-COUNT-2:   vector.transfer_read %arg0
 // CHECK:         }
-// CHECK-COUNT-2: vector.load
+// CHECK-COUNT-2: vector.transfer_read {{.*}} {in_bounds = [true]}
 func.func @read_2d(%m: memref<5x7xf32>, %i: index, %j: index, %o: memref<2x8xf32>) {
   %c0 = arith.constant 0 : index
   %p = arith.constant 0.0 : f32

@@ -2,17 +2,20 @@
 // RUN: ms-opt %s --msmlir-cpu-lower-vectors="threads=2" --split-input-file | FileCheck %s --check-prefix=PAR
 
 // The accumulator transfers are loop invariant: hoisted, carried in
-// registers (iter_args), and the contraction becomes broadcast + FMA.
+// registers (iter_args), and the contraction becomes broadcast + FMA. The
+// transfers become 1-D in-bounds ones (convert-vector-to-llvm makes them
+// loads and stores).
 // CHECK-LABEL: func.func @kernel
-// CHECK:         vector.load %arg2
-// CHECK:         vector.load %arg2
+// CHECK:         vector.transfer_read %arg2{{.*}} {in_bounds = [true]} : memref<2x16xf32>, vector<16xf32>
+// CHECK:         vector.transfer_read %arg2{{.*}} {in_bounds = [true]} : memref<2x16xf32>, vector<16xf32>
 // CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (vector<2x16xf32>)
 // CHECK-NOT:       vector.contract
 // CHECK-NOT:       %arg2
 // CHECK:           vector.broadcast {{.*}} : f32 to vector<16xf32>
 // CHECK:           vector.fma
 // CHECK:           scf.yield
-// CHECK:         vector.store
+// CHECK:         vector.transfer_write {{.*}}, %arg2{{.*}} : vector<16xf32>, memref<2x16xf32>
+// CHECK:         vector.transfer_write {{.*}}, %arg2{{.*}} : vector<16xf32>, memref<2x16xf32>
 #a = affine_map<(k, m, n) -> (k, m)>
 #b = affine_map<(k, m, n) -> (k, n)>
 #c = affine_map<(k, m, n) -> (m, n)>

@@ -44,6 +44,8 @@ def _compile(monkeypatch, jobs):
     monkeypatch.setenv("MSMLIR_COMPILE_JOBS", str(jobs))
     monkeypatch.delenv("MSMLIR_COMPILE_CACHE", raising=False)
     monkeypatch.setattr(pc, "MIN_OPS", 0)
+    if jobs == 1:       # the reference: the ExecutionEngine, whatever the module's size
+        monkeypatch.setattr(pc, "MIN_OPS_ONE_JOB", 10 ** 9)
     return compiler.compile_mlir(MULTI)
 
 
@@ -110,7 +112,8 @@ def test_jobs_from_the_environment(monkeypatch):
     assert pc.jobs() == 1
     monkeypatch.delenv("MSMLIR_COMPILE_JOBS")
     assert 1 <= pc.jobs() <= pc.MAX_JOBS
-    # the default counts the CPUs the load average leaves idle
+    # without a measured window: the CPUs the load average leaves idle
+    monkeypatch.setattr(pc, "_WINDOW", {})
     monkeypatch.setattr(pc.os, "sched_getaffinity", lambda pid: set(range(4)))
     monkeypatch.setattr(pc.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
     assert pc.jobs() == 4
@@ -118,6 +121,29 @@ def test_jobs_from_the_environment(monkeypatch):
     assert pc.jobs() == 1
     monkeypatch.setattr(pc.os, "getloadavg", lambda: (9.0, 0.0, 0.0))
     assert pc.jobs() == 1
+
+
+def test_jobs_from_the_idle_cpus_since_the_compile_started(monkeypatch):
+    # (idle, total) CPU seconds of the machine, and the clock: 2 CPUs
+    now = {"cpu": (100.0, 400.0), "t": 10.0}
+    monkeypatch.setattr(pc, "_cpu_times", lambda: now["cpu"])
+    monkeypatch.setattr(pc.time, "monotonic", lambda: now["t"])
+    monkeypatch.setattr(pc.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(pc.os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this tree's past
+    monkeypatch.delenv("MSMLIR_COMPILE_JOBS", raising=False)
+    pc.mark()
+    now["t"] += 0.05                              # too short a window: the load average
+    assert pc._idle_cpus() is None and pc.jobs() == 1
+    # 1 s in which this compile kept one CPU busy and the other idled: 2 jobs
+    now.update(cpu=(101.0, 402.0), t=11.0)
+    assert pc._idle_cpus() == pytest.approx(1.0) and pc.jobs() == 2
+    # another process took the other CPU: 1 job
+    now.update(cpu=(100.05, 402.0))
+    assert pc.jobs() == 1
+    # no /proc/stat: the load average
+    monkeypatch.setattr(pc, "_cpu_times", lambda: None)
+    pc.mark()
+    assert pc._idle_cpus() is None and pc.jobs() == 1
 
 
 def test_packed_wrapper_matches_the_engine_convention():
@@ -182,3 +208,155 @@ def test_tools_past_the_time_limit_are_killed(monkeypatch, tmp_path, reference):
     assert any("TimeoutExpired" in str(x.message) for x in w), [str(x.message) for x in w]
     for got, want in zip(cm.call("f", *_inputs()), ref):
         assert np.array_equal(got, want)
+
+
+# One function of each kind: vector code, scalar loops, straight-line code.
+KINDS = """
+  llvm.func @vec(%p: !llvm.ptr) {
+    %v = llvm.load %p : !llvm.ptr -> vector<8xf32>
+    %w = llvm.fadd %v, %v : vector<8xf32>
+    llvm.store %w, %p : vector<8xf32>, !llvm.ptr
+    llvm.return }
+  llvm.func @loop(%p: !llvm.ptr, %n: i64) {
+    %c0 = llvm.mlir.constant(0 : i64) : i64
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    llvm.br ^head(%c0 : i64)
+  ^head(%i: i64):
+    %more = llvm.icmp "slt" %i, %n : i64
+    llvm.cond_br %more, ^body, ^done
+  ^body:
+    %q = llvm.getelementptr %p[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    %x = llvm.load %q : !llvm.ptr -> f32
+    %y = llvm.fadd %x, %x : f32
+    llvm.store %y, %q : f32, !llvm.ptr
+    %j = llvm.add %i, %c1 : i64
+    llvm.br ^head(%j : i64)
+  ^done:
+    llvm.return }
+  llvm.func @vecloop(%p: !llvm.ptr, %n: i64) {
+    %c0 = llvm.mlir.constant(0 : i64) : i64
+    %c8 = llvm.mlir.constant(8 : i64) : i64
+    llvm.br ^head(%c0 : i64)
+  ^head(%i: i64):
+    %more = llvm.icmp "slt" %i, %n : i64
+    llvm.cond_br %more, ^body, ^done
+  ^body:
+    %q = llvm.getelementptr %p[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    %x = llvm.load %q : !llvm.ptr -> vector<8xf32>
+    %y = llvm.fadd %x, %x : vector<8xf32>
+    llvm.store %y, %q : vector<8xf32>, !llvm.ptr
+    %j = llvm.add %i, %c8 : i64
+    llvm.br ^head(%j : i64)
+  ^done:
+    llvm.return }
+  llvm.func @host(%p: !llvm.ptr, %n: i64) {
+    llvm.call @vec(%p) : (!llvm.ptr) -> ()
+    llvm.call @loop(%p, %n) : (!llvm.ptr, i64) -> ()
+    llvm.return }
+"""
+
+
+def test_scalar_loop_functions_are_grouped_apart(monkeypatch):
+    with compiler.context():
+        m = ir.Module.parse(KINDS)
+        funcs = {name: op for name, op, _ in pc._functions(m)}
+        kinds = [pc.scalar_loops(funcs[n]) for n in ("vec", "loop", "vecloop", "host")]
+        assert kinds == [False, True, False, False]
+        monkeypatch.setattr(pc, "MIN_OPS", 0)
+        monkeypatch.setattr(pc, "MIN_SCALAR_OPS", 0)
+        groups, why = pc.plan(m, 2)
+        assert why == "" and groups[-1] == ["loop"]
+        assert sorted(sum(groups[:-1], [])) == ["host", "vec", "vecloop"]
+        assert pc._all_scalar(m, ["loop"]) and not pc._all_scalar(m, ["loop", "vec"])
+        # a few small scalar loops are not worth tools of their own
+        monkeypatch.setattr(pc, "MIN_SCALAR_OPS", 10 ** 6)
+        groups, _ = pc.plan(m, 2)
+        assert len(groups) == 2 and sorted(sum(groups, [])) == ["host", "loop", "vec", "vecloop"]
+        # one job: the tools for a big module (one group), the engine for a small one
+        monkeypatch.setattr(pc, "MIN_OPS_ONE_JOB", 0)
+        groups, _ = pc.plan(m, 1)
+        assert len(groups) == 1 and sorted(groups[0]) == ["host", "loop", "vec", "vecloop"]
+        monkeypatch.setattr(pc, "MIN_OPS_ONE_JOB", 10 ** 6)
+        assert pc.plan(m, 1) == ([], "one job")
+
+
+def _record_tools(monkeypatch) -> list:
+    """Records the argument lists of the tools the parallel path starts."""
+    seen = []
+    real = pc.subprocess.Popen
+
+    class Recording(real):
+        def __init__(self, args, *a, **k):
+            seen.append([str(x) for x in args])
+            super().__init__(args, *a, **k)
+    monkeypatch.setattr(pc.subprocess, "Popen", Recording)
+    return seen
+
+
+def _levels(seen: list, tool: str) -> list[str]:
+    return [a[1] for a in seen if a[0].endswith("/" + tool)]
+
+
+def test_vector_code_gets_opt_O1_and_llc_O3(monkeypatch, reference):
+    _, ref = reference
+    seen = _record_tools(monkeypatch)
+    cm = _compile(monkeypatch, 2)
+    assert cm.parallel_groups == 2
+    assert _levels(seen, "opt") == ["-O1", "-O1"] and _levels(seen, "llc") == ["-O3", "-O3"]
+    for got, want in zip(cm.call("f", *_inputs()), ref):
+        assert np.array_equal(got, want)
+
+
+def test_scalar_loops_keep_the_requested_opt_level(monkeypatch, reference):
+    # codegen=false: every kernel is scalar loops (the plain path), which
+    # LLVM's loop vectorizer speeds up: their own group at opt -O3
+    from msmlir.passes.registry import option_defaults
+    _, ref = reference
+    monkeypatch.setattr(pc, "MIN_SCALAR_OPS", 0)
+    seen = _record_tools(monkeypatch)
+    with option_defaults("msmlir-cpu-pipeline", {"codegen": False}):
+        cm = _compile(monkeypatch, 2)
+    assert cm.library is not None and "-O3" in _levels(seen, "opt")
+    for got, want in zip(cm.call("f", *_inputs()), ref):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_one_job_compiles_a_big_module_with_the_tools(monkeypatch, reference):
+    _, ref = reference
+    monkeypatch.setenv("MSMLIR_COMPILE_JOBS", "1")
+    monkeypatch.delenv("MSMLIR_COMPILE_CACHE", raising=False)
+    monkeypatch.setattr(pc, "MIN_OPS", 0)
+    monkeypatch.setattr(pc, "MIN_OPS_ONE_JOB", 0)
+    seen = _record_tools(monkeypatch)
+    cm = compiler.compile_mlir(MULTI)
+    assert cm.engine is None and cm.parallel_groups == 1 and "llvm-parallel" in cm.timings
+    assert _levels(seen, "opt") == ["-O1"]
+    for got, want in zip(cm.call("f", *_inputs()), ref):
+        assert np.array_equal(got, want)
+
+
+def test_ops_in_openmp_regions_count(monkeypatch):
+    # threads > 1: a kernel's loops sit in omp.parallel regions, which the
+    # blocks' lengths do not see; plan(nested=True) counts them (balance, MIN_OPS)
+    with compiler.context():
+        m = ir.Module.parse("""
+          llvm.func @par(%p: !llvm.ptr) {
+            omp.parallel {
+              %x = llvm.load %p : !llvm.ptr -> f32
+              %y = llvm.fadd %x, %x : f32
+              %z = llvm.fadd %y, %y : f32
+              llvm.store %z, %p : f32, !llvm.ptr
+              omp.terminator
+            }
+            llvm.return }
+          llvm.func @flat(%p: !llvm.ptr) {
+            %x = llvm.load %p : !llvm.ptr -> f32
+            %y = llvm.fadd %x, %x : f32
+            llvm.store %y, %p : f32, !llvm.ptr
+            llvm.return }""")
+        assert {n: c for n, _, c in pc._functions(m)} == {"par": 2, "flat": 4}
+        assert {n: c for n, _, c in pc._functions(m, nested=True)} == {"par": 7, "flat": 4}
+        monkeypatch.setattr(pc, "MIN_OPS", 10)
+        assert pc.plan(m, 2) == ([], "small module (6 ops)")
+        groups, why = pc.plan(m, 2, nested=True)
+        assert why == "" and sorted(map(sorted, groups)) == [["flat"], ["par"]]
