@@ -25,6 +25,17 @@ ms.jit(ms.grad(ms.grad(ms.grad(ops.tanh)))).
                         [--no-peers] [--b6-no-bias] [--compile-timeout 120] [--json PATH]
                         [--pipeline "codegen=true globalize=false"]
 
+Memory floor (issue 10): in each msmlir column's B2/B3 worker, after the timing,
+two STREAM-style kernels compiled by msmlir on 4096x1024 f32 arrays (B2/B3's
+size) are timed interleaved with the benchmark's own kernel (rounds of each, min
+per kernel: the same process, threads and machine load): "copy" y = 1.5 * x
+(STREAM's scale: a copy's bytes) and "triad" y = a + 1.5 * b; numpy's copy
+(np.copyto, one thread) runs in this process. B2/B3's least traffic (input read
+once, output written once) over their interleaved time is printed in GB/s and as a
+fraction of the copy's rate in a second table, and is in the JSON ("floor" of each
+msmlir result, "stream_numpy"). Bytes count as STREAM counts them (no
+read-for-ownership).
+
 The table: time in ms per system (one msmlir column per threads x graph-kernel value),
 the best peer (the fastest of numpy / PyTorch / JAX in this run), the ratio
 best-peer time / msmlir time (> 1: msmlir is faster), and the first-call times of
@@ -410,6 +421,70 @@ MINDIR_CASES = {"B1": (mindir_b1, "b1", ["b1_x"]), "B2": (mindir_b2, "b2", ["b2_
                 "B4": (mindir_b4, "b4", ["b4_a", "b4_b"])}
 
 
+def mindir_stream():
+    """STREAM-style kernels on B2/B3's shape: copy (as STREAM's scale, y = 1.5 x)
+    and triad (y = a + 1.5 b)."""
+    t, s = _t([ROWS, COLS]), "tensor<f32>"
+    c = f'%c = "mindir.constant"() {{value = dense<1.5> : {s}}} : () -> {s}'
+    return f"""
+func.func @copy(%x: {t}) -> {t} {{
+  {c}
+  %y = "mindir.mul"(%x, %c) : ({t}, {s}) -> {t}
+  return %y : {t}
+}}
+func.func @triad(%a: {t}, %b: {t}) -> {t} {{
+  {c}
+  %m = "mindir.mul"(%b, %c) : ({t}, {s}) -> {t}
+  %y = "mindir.add"(%a, %m) : ({t}, {t}) -> {t}
+  return %y : {t}
+}}"""
+
+
+STREAM_BYTES = {"copy": 2 * ROWS * COLS * 4, "triad": 3 * ROWS * COLS * 4}
+# B2/B3's least traffic: the input read once, the output written once (+ gamma, beta)
+BYTES_MOVED = {"B2": 2 * ROWS * COLS * 4, "B3": 2 * ROWS * COLS * 4 + 2 * COLS * 4}
+
+
+def stream_case(d, bench_kw, compile_mlir=None, kernel=None, bytes_moved=0, rounds=4):
+    """The STREAM-style kernels: {name: {"min_ms", "gb_per_s"}}. compile_mlir
+    (msmlir's): copy and triad compiled by msmlir and checked, then timed in
+    `rounds` alternating rounds with `kernel` ("kernel": bytes_moved over its
+    time, "of_stream_copy": its rate over the copy's), min per kernel;
+    None: numpy's copy (np.copyto)."""
+    a, b = d["b2_x"], d["b3_x"]
+    if compile_mlir is None:
+        dst = np.empty_like(a)
+        fns = {"copy": lambda: np.copyto(dst, a)}
+    else:
+        cm = compile_mlir(mindir_stream())
+        fns = {"copy": lambda: cm.call("copy", a)[0], "triad": lambda: cm.call("triad", a, b)[0]}
+        refs = {"copy": a * np.float32(1.5), "triad": a + np.float32(1.5) * b}
+        for k, f in fns.items():
+            if not np.allclose(f(), refs[k], rtol=1e-6, atol=1e-6):
+                return {"check": f"FAIL (STREAM {k}: wrong result)"}
+        if kernel is not None:
+            fns = {"kernel": kernel, **fns}
+    per = dict(bench_kw, target_s=bench_kw.get("target_s", 1.0) / rounds)
+    out = {}
+    wait = _MAX_WAIT[0]
+    wait_idle(wait)                  # once: the rounds run back to back
+    _MAX_WAIT[0] = 0.0
+    try:
+        for _ in range(rounds if kernel is not None else 1):
+            for k, f in fns.items():
+                r = bench(f, **per)
+                if k not in out or r["min_ms"] < out[k]["min_ms"]:
+                    out[k] = r
+    finally:
+        _MAX_WAIT[0] = wait
+    for k, r in out.items():
+        moved = bytes_moved if k == "kernel" else STREAM_BYTES[k]
+        r["gb_per_s"] = moved / (r["min_ms"] * 1e-3) / 1e9
+    if "kernel" in out:
+        out["of_stream_copy"] = out["kernel"]["gb_per_s"] / out["copy"]["gb_per_s"]
+    return out
+
+
 def msmlir_case(key, d):
     """The msmlir case of one benchmark (see run_case)."""
     import msmlir as ms
@@ -536,6 +611,13 @@ def worker(spec):
         r = run_case(key, case, ref, spec["bench_kw"],
                      on_first_call=lambda r: _write_json(out, {"stage": "first_call", **r}))
         r["kernel_summary"] = kernel_summary(case["obj"]())
+        if spec.get("stream") and key in BYTES_MOVED and r["check"] == "ok":
+            from msmlir.compiler import compile_mlir
+            _, name, args = MINDIR_CASES[key]
+            cm, arrays = case["obj"](), [d[a] for a in args]
+            r["floor"] = stream_case(d, spec["bench_kw"], compile_mlir,
+                                     bytes_moved=BYTES_MOVED[key],
+                                     kernel=lambda: cm.call(name, *arrays)[0])
     except Exception as e:  # noqa: BLE001 - reported in the table
         msg = str(e).strip().splitlines()
         r = {"check": f"FAIL ({type(e).__name__}: {(msg[0] if msg else '')[:200]})"}
@@ -839,6 +921,8 @@ def main(argv=None):
     ap.add_argument("--pipeline", default="codegen=true",
                     help="msmlir-cpu-pipeline option defaults, e.g. 'codegen=true threads=2'")
     ap.add_argument("--no-peers", action="store_true", help="skip PyTorch / JAX")
+    ap.add_argument("--no-stream", action="store_true",
+                    help="skip the STREAM-style copy/triad (the memory floor of B2/B3)")
     ap.add_argument("--b6-no-bias", action="store_true",
                     help="run B6 with conv has_bias=False (B6nb) instead of B6")
     ap.add_argument("--compile-timeout", type=float, default=120.0,
@@ -877,6 +961,7 @@ def main(argv=None):
     # thread pools (OpenMP in torch, XLA's) keep spinning for a while after
     # their own runs and would slow whatever is timed next.
     ms_names = []
+    want_stream = not args.no_stream and any(k in BYTES_MOVED for k in keys)
     for gk in gk_list:
         for th in thread_list:
             col = f"msmlir t={th}"
@@ -884,11 +969,14 @@ def main(argv=None):
                 col += " gk=" + ("on" if gk else "off")
             ms_names.append(col)
             spec = {"pipeline": f"{args.pipeline} threads={th}", "graph_kernel": gk,
-                    "bench_kw": kw, "wait_idle": args.wait_idle}
+                    "bench_kw": kw, "wait_idle": args.wait_idle, "stream": want_stream}
             for k in keys:
                 r = run_msmlir(k, spec, args.compile_timeout, args.run_timeout)
                 results[k][col] = r
                 print(f"[{k}] {col}: {_brief(r)}", file=sys.stderr, flush=True)
+    stream_numpy = stream_case(d, kw) if want_stream else None
+    if stream_numpy:
+        print(f"[STREAM] numpy: {_brief_stream(stream_numpy)}", file=sys.stderr, flush=True)
 
     systems = []
     versions = {}
@@ -961,6 +1049,11 @@ def main(argv=None):
                       "best_peer_ms": peer_times.get(best),
                       "best_peer_over_msmlir": ratios,
                       "reference": refs[k].tolist() if KIND[k] != "array" else "float64 numpy"}
+    if want_stream:
+        print("\n" + memory_floor_table(keys, ms_names, results, stream_numpy))
+        for k in keys:
+            if k in BYTES_MOVED:
+                summary[k]["bytes_moved"] = BYTES_MOVED[k]
     below = []
     for k in keys:
         for c in ms_names:
@@ -987,13 +1080,49 @@ def main(argv=None):
             pass
         out = {"args": vars(args), "machine": machine_info(), "versions": versions_all,
                "msmlir_columns": ms_names, "peers": systems, "check_steps": CHECK_STEPS,
-               "loss_tol": LOSS_TOL, "tol": TOL, "total_s": total, "results": summary}
+               "loss_tol": LOSS_TOL, "tol": TOL, "total_s": total, "results": summary,
+               "stream_bytes": STREAM_BYTES, "stream_numpy": stream_numpy}
         out["args"].pop("_worker", None)
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1, default=float)
         print(f"wrote {args.json}")
     return results
+
+
+def memory_floor_table(keys, ms_names, results, stream_numpy):
+    """Per B2/B3 and msmlir column: the kernel's least traffic over its time
+    (GB/s), the STREAM-style copy and triad timed with it (same process,
+    interleaved) and the kernel's fraction of the copy's rate."""
+    lines = ["| memory floor (GB/s; timed interleaved in each column's process) | "
+             + " | ".join(ms_names) + " |", "|---|" + "---|" * len(ms_names)]
+    for k in keys:
+        if k not in BYTES_MOVED:
+            continue
+        rows = {"kernel": [], "copy": [], "triad": []}
+        for c in ms_names:
+            f = results[k].get(c, {}).get("floor") or {}
+            for kern, cells in rows.items():
+                r = f.get(kern, {})
+                cells.append(f"{r['gb_per_s']:.1f}" if "gb_per_s" in r else _cell(f.get("check", "-")))
+            if "of_stream_copy" in f:
+                rows["kernel"][-1] += f" ({f['of_stream_copy']:.2f} of copy)"
+        lines.append(f"| {k} {WHAT[k]}, {BYTES_MOVED[k] >> 20} MiB | " + " | ".join(rows["kernel"]) + " |")
+        lines.append(f"| STREAM copy y = 1.5 x, {STREAM_BYTES['copy'] >> 20} MiB (with {k}) | "
+                     + " | ".join(rows["copy"]) + " |")
+        lines.append(f"| STREAM triad y = a + 1.5 b, {STREAM_BYTES['triad'] >> 20} MiB (with {k}) | "
+                     + " | ".join(rows["triad"]) + " |")
+    if stream_numpy and "gb_per_s" in stream_numpy.get("copy", {}):
+        lines.append(f"\nnumpy copy (np.copyto, 1 thread, {STREAM_BYTES['copy'] >> 20} MiB): "
+                     f"{stream_numpy['copy']['gb_per_s']:.1f} GB/s")
+    return "\n".join(lines)
+
+
+def _brief_stream(r):
+    if "check" in r:
+        return r["check"]
+    return ", ".join(f"{k} {v['min_ms']:.4g} ms = {v['gb_per_s']:.1f} GB/s"
+                     for k, v in r.items() if isinstance(v, dict) and "min_ms" in v)
 
 
 def _cell(s):
@@ -1013,6 +1142,8 @@ def _brief(r):
         s += ", losses " + ", ".join(f"{v:.6f}" for v in r["losses"])
     if "values" in r:
         s += ", values " + ", ".join(f"{v:.8g}" for v in r["values"])
+    if "floor" in r:
+        s += "; floor: " + _brief_stream(r["floor"])
     return s
 
 
