@@ -16,6 +16,13 @@ comparison that machine noise hits alike.
 
     python bench/kernels.py --bench B6|B5 [--threads 1,2] [--runs 200] [--filter conv] [--ab HEAD]
 
+`--breakdown` also splits the whole step (bench/run.py's call, interleaved,
+min over --runs) into the frontend (Cell call, trace entry, Parameter
+arrays, result Tensor), the dispatcher (descriptors, write-back copies) and
+the compiled host function, whose excess over the sum of the per-kernel
+times is what the step spends between and around its kernels (allocations,
+OpenMP regions, caches left cold by the previous kernel).
+
 Not a test: timings on a shared machine are noisy; compare within one run.
 """
 from __future__ import annotations
@@ -120,6 +127,42 @@ def use_passes_at(rev: str | None, paths: list[str], base: str) -> None:
         exec(compile(src, os.path.join(root, path), "exec"), mod.__dict__)
 
 
+def step_breakdown(key: str, runs: int) -> dict[str, float]:
+    """Seconds (min over `runs`, interleaved) of one train step of `key` as
+    bench/run.py calls it, of its Dispatcher call alone and of the compiled
+    host function alone (the same argument block)."""
+    import gc
+    import run as R
+    import msmlir as ms
+    from msmlir.runtime import compiled_module as cm
+    ms.set_context(mode=ms.GRAPH_MODE)
+    step = R.msmlir_case(key, R.make_data())["make"]()
+    seen = {}
+    original = cm.Dispatcher.__call__
+
+    def capture(self, arrays):
+        seen[self] = arrays
+        return original(self, arrays)
+    cm.Dispatcher.__call__ = capture
+    try:
+        for _ in range(3):
+            step()
+    finally:
+        cm.Dispatcher.__call__ = original
+    ((d, arrays),) = seen.items()
+    frame = d._frames[-1]
+    best = {"step": float("inf"), "dispatcher": float("inf"), "host function": float("inf")}
+    calls = {"step": step, "dispatcher": lambda: d(arrays),
+             "host function": lambda: d.func(frame.packed)}
+    gc.collect()
+    for _ in range(runs):
+        for what, call in calls.items():
+            t0 = time.perf_counter()
+            call()
+            best[what] = min(best[what], time.perf_counter() - t0)
+    return best
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench", default="B6", help="B5, B6 or B6nb (bench/run.py's models)")
@@ -132,6 +175,8 @@ def main() -> None:
                                              "with the pass modules at this revision")
     ap.add_argument("--ab-paths", default="passes", help="comma list: the files or folders whose "
                                                          "modules --ab swaps (default: passes)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time the whole step, its dispatcher call and its host function")
     args = ap.parse_args()
     sys.path.insert(0, HERE)
     if args.kernel:
@@ -178,6 +223,14 @@ def main() -> None:
             print(f"| {name} | {ops} | {n} | {t * 1e6:.1f} | {mac / 1e6:.1f} | {gf} | {ct * 1e3:.0f} |")
         for tag, total in totals.items():
             print(f"| total{' ' + tag if tag else ''} (calls x us) | | | {total * 1e6:.1f} | | | |")
+        if args.breakdown and not args.kernel:
+            b = step_breakdown(args.bench, args.runs)
+            kernels = totals.get("new" if args.ab else "", 0.0)
+            print(f"\nthreads={threads}: step {b['step'] * 1e6:.1f} us = frontend "
+                  f"{(b['step'] - b['dispatcher']) * 1e6:.1f} + dispatcher "
+                  f"{(b['dispatcher'] - b['host function']) * 1e6:.1f} + host function "
+                  f"{b['host function'] * 1e6:.1f} (kernels alone {kernels * 1e6:.1f}, around "
+                  f"them {(b['host function'] - kernels) * 1e6:.1f})")
 
 
 if __name__ == "__main__":

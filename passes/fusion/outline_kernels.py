@@ -10,6 +10,11 @@ so identical kernels (same body, same types) are one function called from
 every place that computes them, and a name means the same kernel across
 compilations.
 
+A host function with parameter write-backs (`msmlir.writeback`) gets
+`msmlir.num_inputs`, its argument count: after buffer-results-to-out-params
+appends the results as arguments, msmlir-inplace-writeback finds the
+out-parameter of each written-back result with it.
+
 The module gets `msmlir.kernel_stats = {kernels, calls, bytes}`: distinct
 kernels, kernel calls in the program text (a call inside a loop counts once)
 and the bytes those calls read and write (operands + results), the figures
@@ -30,6 +35,8 @@ from .kernel_attrs import kernel_attr, kind_attr, target_attr
 KERNEL_ATTR = "mskernel.kind"
 TARGET_ATTR = "mskernel.target"
 STATS_ATTR = "msmlir.kernel_stats"
+WRITEBACK_ATTR = "msmlir.writeback"
+NUM_INPUTS_ATTR = "msmlir.num_inputs"
 
 
 def _bytes(t: ir.Type) -> int:
@@ -110,6 +117,9 @@ def outline_kernels(module: ir.Operation):
     for f in list(funcs(module)):
         if KERNEL_ATTR in f.attributes:
             continue
+        if WRITEBACK_ATTR in f.attributes and f.regions[0].blocks:
+            f.attributes[NUM_INPUTS_ATTR] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), len(f.regions[0].blocks[0].arguments))
         for fused in _fused_ops(f):
             _, call = _outline(fused, module, kernels, ir.InsertionPoint(module_block))
             calls += 1

@@ -483,6 +483,8 @@ def _fuse_all(s: Script, producers: list[str], loop: str, last_loop: bool = Fals
                                                           "iteration space are not fused")})
 def fuse_rows_pass(module: ir.Operation, *, threads: int, min_work: int):
     for func in list(funcs(module)):
+        if "mskernel.poly" in func.attributes:
+            continue         # claimed by the isl scheduler (passes/poly/claim.py)
         try:
             fuse_rows(func, threads, min_work)
         except Exception as e:  # noqa: BLE001 - a strategy bug must not fail compilation;

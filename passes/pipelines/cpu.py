@@ -164,11 +164,25 @@ _POLY = ("convert-linalg-to-affine-loops,"
          "mskernel-poly-schedule{target=cpu nests=true},"
          "mskernel-promote-buffers")
 _POLY_INLINE = "inline,symbol-dce"
+
+
 # Always (codegen=true, at the end of the "bufferized" stage): the functions
 # mskernel-poly-claim outlined for the scheduler (the kernel classes it
-# compiles better than the hand strategies: transposes whose rows are 4 KiB
-# multiples apart; passes/poly/claim.py has the per-class measurements).
-_POLY_CLAIMED = "mskernel-poly-schedule{target=cpu claimed=true}"
+# compiles better than the hand strategies: transposes, a transpose with its
+# elementwise consumer, row reductions; passes/poly/claim.py has the
+# per-class measurements).
+def _poly_claimed(threads: int) -> str:
+    """The scheduler on the claimed functions, their outer parallel band split
+    into `threads` OpenMP tasks as the hand strategies split theirs."""
+    return f"mskernel-poly-schedule{{target=cpu claimed=true cpu-threads={threads}}}"
+
+
+# Last on bufferized code (after anything that moves loop nests): the parameter
+# updates whose kernel reads each old element before writing the new one
+# (passes/fusion/inplace_writeback.py); the runtime passes the parameter's own
+# array as their out-parameter instead of copying the result back (B5: 2.6 MB
+# per step, ~0.2 ms of 2.4 ms at one thread).
+_INPLACE = "msmlir-inplace-writeback"
 
 # threads > 1: each scf.parallel (one task per thread) becomes an OpenMP
 # parallel region with a static work-sharing loop, run by LLVM's libomp
@@ -249,7 +263,7 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
     inline = [_INLINE_KERNELS] if inline_kernels else []
     if not codegen:
         return [("kernels", kernels(graph_kernel)), ("linalg", to_linalg),
-                ("bufferized", ",".join(inline + [_BUFFERIZE])), ("llvm", _TO_LLVM)]
+                ("bufferized", ",".join(inline + [_BUFFERIZE, _INPLACE])), ("llvm", _TO_LLVM)]
     # (inline-kernels=true inlines the claimed functions at the head of
     # "bufferized": nothing is claimed then, unless poly=true schedules all)
     codegen_stage = [tensor_codegen(threads, min_work, poly_claim=poly or not inline_kernels)]
@@ -264,7 +278,9 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
                   # on n-D transfer_reads of memref.expand_shape views)
                   "msmlir-cpu-unroll-transfers,msmlir-cpu-cast-collapses,"
                   "func.func(fold-memref-alias-ops,canonicalize,cse)"]
-    bufferize.append(_POLY_CLAIMED)
+    bufferize.append(_poly_claimed(threads))
+    if not poly:   # (poly=true: after the scheduler, which may reorder the nests)
+        bufferize.append(_INPLACE)
     llvm = [_POLY_INLINE] if poly else []
     llvm.append(f"msmlir-cpu-lower-vectors{{threads={threads}}}")
     llvm.append("msmlir-cpu-streaming-stores")  # big write-only outputs: non-temporal stores
@@ -276,7 +292,7 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
     stages = [("kernels", kernels(graph_kernel)), ("linalg", to_linalg),
               ("codegen", ",".join(codegen_stage)), ("bufferized", ",".join(bufferize))]
     if poly:
-        stages.append(("poly", _POLY))
+        stages.append(("poly", f"{_POLY},{_INPLACE}"))
     return stages + [("llvm", ",".join(llvm))]
 
 

@@ -214,6 +214,18 @@ def public_signatures(module: ir.Module, mark_c_interface: bool = True,
     return signatures
 
 
+def _read_inplace(module: ir.Module, signatures: dict) -> None:
+    """Signature.inplace from the public functions' `msmlir.inplace` (set by
+    msmlir-inplace-writeback on bufferized code; the LLVM lowering drops it)."""
+    for op in module.body.operations:
+        if op.operation.name != "func.func" or "msmlir.inplace" not in op.attributes:
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value.removeprefix(_MANGLE)
+        if name in signatures:
+            signatures[name].inplace = [tuple(ir.IntegerAttr(x).value for x in pair)
+                                        for pair in ir.ArrayAttr(op.attributes["msmlir.inplace"])]
+
+
 def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False) -> CompiledModule:
     parallel_compile.mark()     # (the window over which it measures idle CPUs)
     t = time.perf_counter()
@@ -239,6 +251,7 @@ def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False
             timings[stage] = now - t
             t = now
             _dump(dump, i, stage, module)
+            _read_inplace(module, signatures)
         stats = kernel_stats(module)
         _LAST_STATS.clear()
         _LAST_STATS.update(stats)
@@ -347,7 +360,8 @@ def _metadata(compiled: CompiledModule) -> dict:
     return {"mangle": _MANGLE,
             "functions": {name: {"inputs": [[list(s), d.name] for s, d in sig.inputs],
                                  "outputs": [[list(s), d.name] for s, d in sig.outputs],
-                                 "writeback": [list(p) for p in sig.writeback]}
+                                 "writeback": [list(p) for p in sig.writeback],
+                                 "inplace": [list(p) for p in sig.inplace]}
                           for name, sig in compiled.signatures.items()},
             "check_sites": list(compiled.check_sites),
             "kernel_stats": dict(getattr(compiled, "kernel_stats", {}) or {})}
@@ -368,7 +382,8 @@ def _load(disk, key: str) -> CompiledModule | None:
             [f"_mlir__mlir_ciface_{_MANGLE}{name}" for name in meta["functions"]])
         signatures = {name: Signature([(tuple(s), np.dtype(d)) for s, d in f["inputs"]],
                                       [(tuple(s), np.dtype(d)) for s, d in f["outputs"]],
-                                      [tuple(p) for p in f["writeback"]])
+                                      [tuple(p) for p in f["writeback"]],
+                                      [tuple(p) for p in f.get("inplace", [])])
                       for name, f in meta["functions"].items()}
         compiled = CompiledModule.from_library(
             shared_object.load(path, list(meta["imports"]), {checks.SYMBOL: checks.ADDRESS}),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from mlir import ir
@@ -43,6 +43,10 @@ class Signature:
     # argument arrays after the call (parameter updates, see
     # passes/graph/functionalize_assign.py); they are not returned.
     writeback: list[tuple[int, int]]
+    # the write-back pairs the compiled code may compute in the argument's own
+    # array (passes/fusion/inplace_writeback.py): the runtime passes that
+    # array as the out-parameter and copies nothing
+    inplace: list[tuple[int, int]] = field(default_factory=list)
 
 
 def tensor_signature(t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
@@ -117,7 +121,7 @@ class _Frame:
     """The argument block of one call in flight: a descriptor per input and
     output, the packed `void**` the `_mlir_ciface` wrapper takes, the output
     arrays, and the last input arrays seen (weakly) with their addresses."""
-    __slots__ = ("packed", "ins", "outs", "out_descs", "seen", "keep")
+    __slots__ = ("packed", "ins", "outs", "out_descs", "seen", "keep", "aliased")
 
 
 class Dispatcher:
@@ -143,6 +147,11 @@ class Dispatcher:
         written = {r for r, _ in sig.writeback}
         self.returned = tuple(i for i in range(len(sig.outputs)) if i not in written)
         self.writeback = tuple(sig.writeback)
+        # in place only when nothing else observes a half-updated parameter:
+        # no host callbacks, no run-time checks that raise after the run
+        inplace = () if (module.callbacks or module.check_sites) else tuple(sig.inplace)
+        self.inplace = tuple(p for p in inplace if p in self.writeback)
+        self.copied = tuple(p for p in self.writeback if p not in self.inplace)
         self.callbacks = bool(module.callbacks)
         self.check_sites = module.check_sites
         self._frames: list[_Frame] = []
@@ -161,6 +170,7 @@ class Dispatcher:
         f.out_descs = [_descriptor(o) for o in f.outs]
         f.ins = descs
         f.seen = [None] * self.n_in
+        f.aliased = False
         ptrs = [ctypes.c_void_p(ctypes.addressof(d)) for d in descs + f.out_descs]
         f.packed = (ctypes.c_void_p * len(ptrs))(*[ctypes.addressof(p) for p in ptrs])
         f.keep = ptrs
@@ -174,12 +184,16 @@ class Dispatcher:
         f = frames.pop() if frames else self._frame()
         try:
             seen, ins = f.seen, f.ins
+            changed = False
             for i, a in enumerate(arrays):
                 s = seen[i]
                 if s is None or s() is not a:
                     d = ins[i]
                     d.allocated = d.aligned = data_address(a)
                     seen[i] = weakref.ref(a)
+                    changed = True
+            if changed and self.inplace:
+                self._alias(f, arrays)
             outs = f.outs
             for j in self.returned:
                 if sys.getrefcount(outs[j]) > 2:      # the caller still has the last result
@@ -198,11 +212,24 @@ class Dispatcher:
                     raise errors[0]
             if self.check_sites:  # failed run-time checks (checks.py)
                 checks.raise_failures(self.check_sites)
-            for r, a in self.writeback:
+            for r, a in (self.copied if f.aliased else self.writeback):
                 np.copyto(arrays[a], outs[r])
             return tuple([outs[j] for j in self.returned])
         finally:
             frames.append(f)
+
+    def _alias(self, f: _Frame, arrays) -> None:
+        """Points each in-place result's out-parameter at its argument's array
+        (when the inputs change), unless that array overlaps another input:
+        then this frame computes into its own arrays and copies back."""
+        targets = [a for _, a in self.inplace]
+        ok = all(arrays[a].flags.writeable for a in targets) and all(
+            j == a or not np.may_share_memory(arrays[a], b)
+            for a in targets for j, b in enumerate(arrays))
+        for r, a in self.inplace:
+            d = f.out_descs[r]
+            d.allocated = d.aligned = data_address(arrays[a] if ok else f.outs[r])
+        f.aliased = ok
 
 
 def checked_arguments(name: str, args, sig) -> list:

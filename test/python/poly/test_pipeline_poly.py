@@ -92,8 +92,9 @@ def test_stages_and_dump_show_the_schedule():
     off = dict(cpu_lowering_stages(poly=False, codegen=True))
     assert list(off) == ["kernels", "linalg", "codegen", "bufferized", "llvm"]
     # (cpu-threads=N: the claimed functions' task split, when the pipeline passes its threads)
-    assert re.search(r"mskernel-poly-schedule\{target=cpu claimed=true( cpu-threads=\d+)?\}$",
-                     off["bufferized"]), off["bufferized"]
+    # (then the in-place write-back analysis, last on bufferized code)
+    assert re.search(r"mskernel-poly-schedule\{target=cpu claimed=true cpu-threads=\d+\}"
+                     r",msmlir-inplace-writeback$", off["bufferized"]), off["bufferized"]
     assert "mskernel-poly-claim" in off["codegen"]
     assert "poly" not in [n for n, _ in cpu_lowering_stages(poly=True, codegen=False)]
     out = _poly_stage(CASES["matmul"][0], poly=True)
