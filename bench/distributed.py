@@ -5,7 +5,8 @@ rank sends per step, plus a projection for more ranks.
 
     python bench/distributed.py            # launches itself under mpirun for 1 and 2 ranks
     python bench/distributed.py --collectives   # all_gather / broadcast / reduce_scatter:
-                                           # native MPI calls vs a zero-padded MPI_Allreduce
+                                           # native MPI calls vs a zero-padded MPI_Allreduce;
+                                           # all_to_all(_v): MPI_Alltoall(v) vs all_gather + slices
     python bench/distributed.py --bytes        # the bytes each rank sends per collective
                                            # (OpenMPI's pml monitoring), the same pairs
     python bench/distributed.py --calibrate    # the AUTO_PARALLEL cost model's constants
@@ -83,6 +84,49 @@ def worker() -> None:
                           "allreduce_ms": None if allreduce is None else allreduce * 1e3}))
 
 
+def gathered_all_to_all(x, split_dim, concat_dim, r, n):
+    """all_to_all as it was composed before MPI_Alltoall (HEAD~ of
+    ops/comm.py): every rank's whole x all_gathered, this rank's chunks sliced
+    out (N times the bytes)."""
+    from msmlir.ops import comm as C, reshape, slice as _slice, transpose
+    nd = len(x.shape)
+    c = x.shape[split_dim] // n
+    ranks = reshape(C.all_gather(reshape(x, (1,) + tuple(x.shape))), (n,) + tuple(x.shape))
+    begin = [0] * (nd + 1)
+    begin[1 + split_dim] = r * c
+    size = [n] + list(x.shape)
+    size[1 + split_dim] = c
+    mine = _slice(ranks, begin, size)
+    perm = list(range(1, nd + 1))
+    perm.insert(concat_dim, 0)
+    out = list(mine.shape[1:])
+    out[concat_dim] *= n
+    return reshape(transpose(mine, tuple(perm)), tuple(out))
+
+
+def gathered_all_to_all_v(x, sends, r, n):
+    """all_to_all_v as it was composed before MPI_Alltoallv: each rank's x
+    zero-padded to the longest, one all_gather, static slices."""
+    from msmlir.ops import comm as C, concat, pad, reshape, slice as _slice
+    numel = x.shape[0]
+    longest = max(sum(row) for row in sends)
+    padded = pad(x, (0, longest - numel)) if longest > numel else x
+    everyone = C.all_gather(reshape(padded, (1, longest)))
+    pieces = [reshape(_slice(everyone, (j, sum(sends[j][:r])), (1, sends[j][r])), (sends[j][r],))
+              for j in range(n) if sends[j][r]]
+    return pieces[0] if len(pieces) == 1 else concat(pieces, 0)
+
+
+def uneven_counts(n: int, total: int) -> list[list[int]]:
+    """sends[k][j]: what rank k sends rank j, uneven ((j + k) % n + 1 units),
+    each rank sending `total` elements in all."""
+    unit = total // (n * (n + 1) // 2)
+    rows = [[((j + k) % n + 1) * unit for j in range(n)] for k in range(n)]
+    for row in rows:
+        row[-1] += total - sum(row)
+    return rows
+
+
 COLLECTIVE_SIZES = (1024, 65536, 1048576)      # float32 elements per rank
 REPS = 40
 
@@ -91,9 +135,10 @@ def collectives_worker() -> None:
     """Each collective compiled two ways in one process, timed interleaved
     (min over REPS wall-clock calls, the ranks aligned by a barrier before
     each): natively (MPI_Allgather / MPI_Bcast / MPI_Reduce_scatter_block,
-    what mindir.all_gather / broadcast / reduce_scatter lower to) and as the
-    zero-padded MPI_Allreduce they lowered to before (written here with
-    user-level ops: the same all_reduce of the same padded tensor)."""
+    what mindir.all_gather / broadcast / reduce_scatter lower to; MPI_Alltoall /
+    MPI_Alltoallv for all_to_all / all_to_all_v) and as they were built
+    before (written here with user-level ops: the zero-padded all_reduce; the
+    all_gather plus slices of all_to_all and all_to_all_v, uneven counts)."""
     import numpy as np
     import msmlir as ms
     from msmlir import communication as comm, ops
@@ -117,10 +162,16 @@ def collectives_worker() -> None:
 
     pairs = {"all_gather": (lambda x: C.all_gather(x), padded_gather),
              "broadcast": (lambda x: C.broadcast(x, 0), padded_bcast),
-             "reduce_scatter": (lambda x: C.reduce_scatter(x), padded_scatter)}
+             "reduce_scatter": (lambda x: C.reduce_scatter(x), padded_scatter),
+             "all_to_all": (lambda x: C.all_to_all(x, 1, 0),
+                            lambda x: gathered_all_to_all(x, 1, 0, r, n))}
     rows = []
     for size in COLLECTIVE_SIZES:
         x = (np.arange(size, dtype=np.float32) + r).reshape(n, -1) if size % n == 0 else None
+        sends = uneven_counts(n, size)
+        recv = [sends[j][r] for j in range(n)]
+        pairs["all_to_all_v"] = (lambda x, s=sends[r], v=recv: C.all_to_all_v(x.reshape(-1), s, v),
+                                 lambda x, s=sends: gathered_all_to_all_v(x.reshape(-1), s, r, n))
         for name, (native, padded) in pairs.items():
             fs = [ms.jit(native), ms.jit(padded)]
             outs = [np.asarray(f(x)) for f in fs]
@@ -151,7 +202,13 @@ def bytes_worker(variant: str) -> None:
     ms.set_context(mode=ms.GRAPH_MODE)
     x = np.ones((n, 65536 // n), np.float32)
     m = x.shape[0] // n
+    sends = uneven_counts(n, 65536)
+    recv = [sends[j][r] for j in range(n)]
     f = ms.jit({
+        "all_to_all": lambda v: C.all_to_all(v, 1, 0),
+        "all_to_all gathered": lambda v: gathered_all_to_all(v, 1, 0, r, n),
+        "all_to_all_v": lambda v: C.all_to_all_v(v.reshape(-1), sends[r], recv),
+        "all_to_all_v gathered": lambda v: gathered_all_to_all_v(v.reshape(-1), sends, r, n),
         "all_gather": lambda v: C.all_gather(v),
         "all_gather padded": lambda v: C.all_reduce(
             ops.concat([v if k == r else ops.zeros_like(v) for k in range(n)], 0)),
@@ -164,11 +221,12 @@ def bytes_worker(variant: str) -> None:
 
 
 COLLECTIVE_BYTES_VARIANTS = ("all_gather", "all_gather padded", "broadcast", "broadcast padded",
-                             "reduce_scatter", "reduce_scatter padded")
+                             "reduce_scatter", "reduce_scatter padded", "all_to_all",
+                             "all_to_all gathered", "all_to_all_v", "all_to_all_v gathered")
 
 
 def bytes_main(n: int = 2) -> None:
-    """Bytes each rank sends per call, counted by OpenMPI's pml monitoring
+    """Bytes each rank sends the other ranks per call, counted by OpenMPI's pml monitoring
     (`--mca pml_monitoring_enable 2`; minus the one 96-byte message of
     init's checks), native vs the zero-padded all_reduce."""
     import tempfile
@@ -189,8 +247,10 @@ def bytes_main(n: int = 2) -> None:
             sent = []
             for k in range(n):
                 with open(os.path.join(d, f"mon.{k}.prof")) as f:
-                    b = sum(int(line.split("\t")[3].split()[0]) for line in f
-                            if line.startswith("I\t"))
+                    # point-to-point bytes to the other ranks (MPI_Alltoallv's
+                    # copy of a rank's own block goes through the pml too)
+                    rows = [line.split("\t") for line in f if line.startswith("I\t")]
+                    b = sum(int(row[3].split()[0]) for row in rows if row[1] != row[2])
                 sent.append(max(b - 96, 0) // 10)
         print(f"| {variant} | " + " | ".join(str(b) for b in sent) + f" | {sum(sent)} |")
 
@@ -203,7 +263,8 @@ def collectives_main(n: int = 2) -> None:
     if r.returncode != 0:
         sys.exit(f"{n} ranks failed:\n{r.stderr[-3000:]}")
     rows = json.loads(r.stdout.strip().splitlines()[-1])["rows"]
-    print(f"| op ({n} ranks) | float32 per rank | native us | padded all_reduce us | speed-up |")
+    print(f"| op ({n} ranks) | float32 per rank | native us | before us (padded all_reduce; "
+          f"all_to_all(_v): all_gather + slices) | speed-up |")
     print("|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['op']} | {row['elements']} | {row['native_us']:.1f} | "

@@ -48,7 +48,20 @@ group's cell), with the datatype and op handles the `mpi` lowering uses:
 
 MPI_Reduce_scatter_block(%sp, %rp, count of r, type, op, comm) likewise;
 broadcast copies s into r (memref.copy) and calls MPI_Bcast(%rp, count,
-type, root, comm). The return codes are not checked, as the `mpi` dialect's
+type, root, comm). all_to_all's helper (`alltoall_<ranks>`, s and r of the
+same size, <ranks> equal blocks) calls MPI_Alltoall(%sp, n / ranks, type,
+%rp, n / ranks, type, comm); all_to_all_v's (`alltoallv`) calls
+MPI_Alltoallv with the static counts and displacements of its
+`msmlir.mpi_counts` (send counts, send displs, receive counts, receive
+displs: 4 x ranks values, checked against the buffers) from a private
+constant table:
+
+    llvm.mlir.global private constant @<helper>_counts(dense<[...]> : tensor<8xi32>)
+    %t  = llvm.mlir.addressof @<helper>_counts : !llvm.ptr
+    %sc = llvm.getelementptr %t[0] ... %sd = ...[k], %rc = ...[2k], %rd = ...[3k]
+    llvm.call @MPI_Alltoallv(%sp, %sc, %sd, type, %rp, %rc, %rd, type, comm)
+
+The return codes are not checked, as the `mpi` dialect's
 calls are not: OpenMPI's default error handler aborts the job on an error.
 
 Why not `mpi.comm_split`: MLIR 22 lowers its result as an i32, which
@@ -64,7 +77,7 @@ from mlir import ir
 from mlir.dialects import func
 
 from ..registry import PassFailure, register_pass
-from .mindir_to_linalg.collectives import GROUP_ATTR, MPI_ATTR
+from .mindir_to_linalg.collectives import COUNTS_ATTR, GROUP_ATTR, MPI_ATTR
 
 # mpi.opclass cases
 _MPI_OP = {"sum": 3, "max": 1, "min": 2, "prod": 4}
@@ -109,7 +122,10 @@ _STRUCTS = {"comm": "ompi_communicator_t", "type": "ompi_predefined_datatype_t",
 _SIGNATURES = {
     "MPI_Allgather": "!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr",
     "MPI_Reduce_scatter_block": "!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr",
-    "MPI_Bcast": "!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr"}
+    "MPI_Bcast": "!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr",
+    "MPI_Alltoall": "!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr",
+    "MPI_Alltoallv": "!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, "
+                     "!llvm.ptr, !llvm.ptr"}
 
 
 def _symbols(module: ir.Operation) -> set:
@@ -175,8 +191,52 @@ def _call_mpi(module: ir.Operation, name: str, operands: list) -> None:
                                     "op_bundle_sizes": ir.DenseI32ArrayAttr.get([])})
 
 
+def _alltoallv_counts(f: func.FuncOp, n: int, m: int) -> list[list[int]]:
+    """An alltoallv helper's [send counts, send displs, recv counts, recv
+    displs] (elements, one per rank) from its `msmlir.mpi_counts`, checked
+    against its buffers' sizes n (send) and m (receive)."""
+    loc = f.operation.location
+    a = f.attributes[COUNTS_ATTR] if COUNTS_ATTR in f.attributes else None
+    if not isinstance(a, ir.DenseI32ArrayAttr) or len(a) == 0 or len(a) % 4:
+        loc.emit_error(f"MPI helper alltoallv: needs {COUNTS_ATTR} = array<i32: send counts, "
+                       f"send displacements, receive counts, receive displacements> (4 x ranks "
+                       f"values), got {a}")
+        raise PassFailure()
+    v = list(a)
+    k = len(v) // 4
+    sc, sd, rc, rd = v[:k], v[k:2 * k], v[2 * k:3 * k], v[3 * k:]
+    for what, counts, displs, size in (("send", sc, sd, n), ("receive", rc, rd, m)):
+        for j in range(k):
+            if counts[j] < 0 or displs[j] < 0 or displs[j] + counts[j] > size:
+                loc.emit_error(f"MPI helper alltoallv: {what} block {j} ({counts[j]} elements at "
+                               f"{displs[j]}) is not inside the {size}-element {what} buffer")
+                raise PassFailure()
+    return [sc, sd, rc, rd]
+
+
+def _int_array(module: ir.Operation, f: func.FuncOp, values: list[int]) -> ir.Value:
+    """The address of a private constant i32 array global holding `values`
+    (named after the helper)."""
+    name = f"{ir.StringAttr(f.attributes['sym_name']).value}_counts"
+    body = ", ".join(str(v) for v in values)
+    _declare(module, name, f"llvm.mlir.global private constant @{name}(dense<[{body}]> : "
+                           f"tensor<{len(values)}xi32>) {{addr_space = 0 : i32}} : "
+                           f"!llvm.array<{len(values)} x i32>")
+    return ir.Operation.create("llvm.mlir.addressof", results=[ir.Type.parse("!llvm.ptr")],
+                               attributes={"global_name": ir.FlatSymbolRefAttr.get(name)}).result
+
+
+def _element(base: ir.Value, index: int) -> ir.Value:
+    """&base[index] of an i32 array."""
+    return ir.Operation.create(
+        "llvm.getelementptr", results=[ir.Type.parse("!llvm.ptr")], operands=[base],
+        attributes={"rawConstantIndices": ir.DenseI32ArrayAttr.get([index]),
+                    "elem_type": ir.TypeAttr.get(ir.IntegerType.get_signless(32))}).result
+
+
 def _direct(module: ir.Operation, f: func.FuncOp, kind: str, block: ir.Block) -> None:
-    """The body of an allgather / reduce_scatter_<op> / bcast_<root> helper (s, r)."""
+    """The body of an allgather / reduce_scatter_<op> / bcast_<root> /
+    alltoall_<ranks> / alltoallv helper (s, r)."""
     from mlir.dialects import memref
     s, r = block.arguments[0], block.arguments[1]
     st, rt = ir.MemRefType(s.type), ir.MemRefType(r.type)
@@ -196,6 +256,23 @@ def _direct(module: ir.Operation, f: func.FuncOp, kind: str, block: ir.Block) ->
         op = _handle(module, f"ompi_mpi_op_{how}", "op")
         _call_mpi(module, "MPI_Reduce_scatter_block",
                   [_data_pointer(s), _data_pointer(r), _i32(rt.shape[0]), dtype, op, comm])
+    elif kind.startswith("alltoall_"):
+        ranks = int(kind.removeprefix("alltoall_"))
+        if st.shape[0] != rt.shape[0] or st.shape[0] % ranks:
+            f.operation.location.emit_error(
+                f"MPI helper {kind}: the send and receive buffers must both hold {ranks} equal "
+                f"blocks, got {st.shape[0]} and {rt.shape[0]} elements")
+            raise PassFailure()
+        n = _i32(st.shape[0] // ranks)
+        _call_mpi(module, "MPI_Alltoall",
+                  [_data_pointer(s), n, dtype, _data_pointer(r), n, dtype, comm])
+    elif kind == "alltoallv":
+        sc, sd, rc, rd = _alltoallv_counts(f, st.shape[0], rt.shape[0])
+        k = len(sc)
+        table = _int_array(module, f, sc + sd + rc + rd)
+        _call_mpi(module, "MPI_Alltoallv",
+                  [_data_pointer(s), _element(table, 0), _element(table, k), dtype,
+                   _data_pointer(r), _element(table, 2 * k), _element(table, 3 * k), dtype, comm])
     else:
         root = int(kind.removeprefix("bcast_"))
         memref.copy(s, r)
@@ -205,8 +282,11 @@ def _direct(module: ir.Operation, f: func.FuncOp, kind: str, block: ir.Block) ->
 
 
 def _known(kind: str) -> bool:
-    if kind in ("rank", "allgather"):
+    if kind in ("rank", "allgather", "alltoallv"):
         return True
+    if kind.startswith("alltoall_"):
+        k = kind.removeprefix("alltoall_")
+        return k.isdigit() and int(k) > 0
     for prefix in ("allreduce_", "reduce_scatter_"):
         if kind.startswith(prefix):
             return kind.removeprefix(prefix) in _MPI_OP
@@ -230,7 +310,8 @@ def _define(module: ir.Operation, f: func.FuncOp, kind: str) -> None:
     loc = f.operation.location
     if not _known(kind):
         loc.emit_error(f"{MPI_ATTR} = {kind!r}: not an MPI helper kind (rank, allreduce_<op>, "
-                       "allgather, reduce_scatter_<op>, bcast_<root>; op: "
+                       "allgather, reduce_scatter_<op>, bcast_<root>, alltoall_<ranks>, "
+                       "alltoallv; op: "
                        f"{', '.join(_MPI_OP)})")
         raise PassFailure()
     if not _signature_ok(f, kind):
@@ -256,6 +337,8 @@ def _define(module: ir.Operation, f: func.FuncOp, kind: str) -> None:
     del f.attributes[MPI_ATTR]
     if GROUP_ATTR in f.attributes:
         del f.attributes[GROUP_ATTR]
+    if COUNTS_ATTR in f.attributes:
+        del f.attributes[COUNTS_ATTR]
 
 
 @register_pass("msmlir-materialize-collectives",

@@ -16,8 +16,11 @@ error (docs/known-issues.md §12). This pass lowers them first:
                  gather along another axis is transposed to dim 0 and back
   all_slice   -> `tensor.extract_slice` of this rank's block, the rank from
                  `shard.process_multi_index` (lowered by convert-shard-to-mpi)
-  all_to_all  -> all_gather along the concat axis, then all_slice along the
-                 split axis (n times the bytes of an MPI_Alltoall)
+  all_to_all  -> one MPI_Alltoall (the helper of ops.comm.all_to_all,
+                 passes/lowering/mindir_to_linalg/collectives.py): the split
+                 axis cut into n blocks moved to the front, flattened,
+                 exchanged (block j to rank j), the received blocks (rank i's
+                 at i) moved next to the concat axis and merged into it
 
 and rejects, at their location, the other shard collectives (reduce_scatter,
 broadcast, send/recv, ...) that neither can lower. On a multi-dimensional
@@ -110,13 +113,65 @@ def _slice(x: ir.Value, axis: int, n: int, grid: str, axes=(0,), shape=None) -> 
                                 static_strides=[1] * t.rank)
 
 
+def _reassoc(groups_of: list[int]) -> list[list[int]]:
+    """Reassociation of consecutive dims, `groups_of[k]` dims in group k."""
+    out, at = [], 0
+    for g in groups_of:
+        out.append(list(range(at, at + g)))
+        at += g
+    return out
+
+
+def _alltoall(op, x: ir.Value, split: int, concat: int, n: int, group: str | None) -> ir.Value:
+    """shard.all_to_all as one MPI_Alltoall on a flat buffer of n blocks."""
+    from mlir.dialects import bufferization, func, memref
+    from ..lowering.mindir_to_linalg.builders import declare_function, module_of
+    from ..lowering.mindir_to_linalg.collectives import GROUP_ATTR, MPI_ATTR
+    t = ir.RankedTensorType(x.type)
+    shape, et, rank = list(t.shape), t.element_type, t.rank
+    c = shape[split] // n
+    numel = 1
+    for d in shape:
+        numel *= d
+    blocks_shape = shape[:split] + [n, c] + shape[split + 1:]
+    blocks = tensor.expand_shape(ir.RankedTensorType.get(blocks_shape, et), x,
+                                 _reassoc([1] * split + [2] + [1] * (rank - split - 1)), [],
+                                 blocks_shape)
+    front = blocks if split == 0 else \
+        _transpose(blocks, [split] + [d for d in range(rank + 1) if d != split])
+    flat_t = ir.RankedTensorType.get([numel], et)
+    flat = tensor.collapse_shape(flat_t, front, [list(range(rank + 1))])
+    mt = ir.MemRefType.get([numel], et)
+    name = f"msmlir_mpi_alltoall_{n}_{numel}x{et}"
+    attrs = {MPI_ATTR: ir.StringAttr.get(f"alltoall_{n}")}
+    if group is not None:
+        from msmlir.runtime.mpi import group_symbol
+        name += "_" + group_symbol(group).removeprefix("msmlir_mpi_group_")
+        attrs[GROUP_ATTR] = ir.StringAttr.get(group)
+    declare_function(module_of(op), name, [mt, mt], [], attrs)
+    send = bufferization.to_buffer(mt, flat, read_only=True)
+    recv = memref.alloc(mt, [], [])
+    func.call([], ir.FlatSymbolRefAttr.get(name), [send, recv])
+    got = bufferization.to_tensor(flat_t, recv, restrict=True, writable=True)
+    chunk = shape[:split] + [c] + shape[split + 1:]
+    ranks = tensor.expand_shape(ir.RankedTensorType.get([n] + chunk, et), got,
+                                [list(range(rank + 1))], [], [n] + chunk)
+    perm = list(range(1, rank + 1))
+    perm.insert(concat, 0)                       # rank i's block next to the concat dim
+    moved = ranks if concat == 0 else _transpose(ranks, perm)
+    out = list(chunk)
+    out[concat] *= n
+    return tensor.collapse_shape(ir.RankedTensorType.get(out, et), moved,
+                                 _reassoc([1] * concat + [2] + [1] * (rank - concat - 1)))
+
+
 def _index_attr(op, name: str) -> int:
     return ir.IntegerAttr(op.attributes[name]).value
 
 
 @register_pass("msmlir-shard-collectives-to-mindir",
                "shard.all_gather/all_slice/all_to_all (no convert-shard-to-mpi pattern) -> "
-               "mindir.all_gather and local slices")
+               "mindir.all_gather, local slices and MPI_Alltoall")
 def collectives_to_mindir(module: ir.Operation):
     grids = _grid_sizes(module)
     found: list = []
@@ -149,7 +204,7 @@ def collectives_to_mindir(module: ir.Operation):
             elif op.name == "shard.all_slice":
                 y = _slice(x, _index_attr(op, "slice_axis"), n, grid, axes, shape)
             else:
-                whole = _gather(x, _index_attr(op, "concat_axis"), n, group)
-                y = _slice(whole, _index_attr(op, "split_axis"), n, grid, axes, shape)
+                y = _alltoall(op, x, _index_attr(op, "split_axis"), _index_attr(op, "concat_axis"),
+                              n, group)
         op.results[0].replace_all_uses_with(y)
         op.erase()

@@ -36,6 +36,31 @@ the group) calls helpers of that group,
     -> func.call @msmlir_mpi_allreduce_sum_4xf32_g0(...)   {msmlir.mpi_group = "g0"}
 
 whose bodies run on the group's communicator (materialize_collectives.py).
+
+all_to_all and all_to_all_v (python/msmlir/ops/comm.py) have no mindir op:
+the frontend calls an exchange function that define_alltoall /
+define_alltoallv (below) add to the module, a tensor function holding the
+bufferized call of the helper and naming its gradient (`mindir.bprop`,
+passes/autodiff/custom_bprop.py: the exchange with send and receive swapped):
+
+    %y = func.call @msmlir_alltoall_2_8xf32(%x) : (tensor<8xf32>) -> tensor<8xf32>
+    func.func private @msmlir_alltoall_2_8xf32(%x: tensor<8xf32>) -> tensor<8xf32>
+        attributes {mindir.bprop = @msmlir_alltoall_2_8xf32_bprop} {
+      %s = bufferization.to_buffer %x read_only : tensor<8xf32> to memref<8xf32>
+      %r = memref.alloc() : memref<8xf32>
+      func.call @msmlir_mpi_alltoall_2_8xf32(%s, %r) : (memref<8xf32>, memref<8xf32>) -> ()
+      %y = bufferization.to_tensor %r restrict writable : memref<8xf32> to tensor<8xf32>
+      return %y : tensor<8xf32>
+    }
+    func.func private @msmlir_mpi_alltoall_2_8xf32(memref<8xf32>, memref<8xf32>)
+        attributes {msmlir.mpi = "alltoall_2"}          MPI_Alltoall, 4 elements each way
+
+    all_to_all      "alltoall_<ranks>"     MPI_Alltoall (x: <ranks> equal blocks, block j
+                                           to rank j; y: block i from rank i)
+    all_to_all_v    "alltoallv"            MPI_Alltoallv, the counts and displacements
+                                           in `msmlir.mpi_counts` (static)
+
+The inliner folds the exchange function into its caller after autodiff.
 """
 from __future__ import annotations
 
@@ -48,6 +73,7 @@ from . import LoweringError, lowering
 from .builders import declare_function, module_of
 
 MPI_ATTR = "msmlir.mpi"       # on the helper declarations: the kind (table above)
+COUNTS_ATTR = "msmlir.mpi_counts"  # an alltoallv helper's counts and displacements
 GROUP_ATTR = "msmlir.mpi_group"   # and, for a sub-group's helper, the group's name
 
 
@@ -152,3 +178,88 @@ def lower_reduce_scatter(op):
 def lower_broadcast(op):
     root = ir.IntegerAttr(op.attributes["root"]).value
     return _call(op, op.x, ir.RankedTensorType(op.x.type), f"bcast_{root}", f"bcast_root{root}")
+
+
+# --- the exchange functions of all_to_all / all_to_all_v (docstring) ----------
+
+def _symbols(module: ir.Operation) -> set:
+    return {ir.StringAttr(o.attributes["sym_name"]).value
+            for o in module.regions[0].blocks[0].operations if "sym_name" in o.attributes}
+
+
+def _exchange_name(stem: str, n: int, et, group: str | None, counts=None) -> str:
+    import hashlib
+    name = f"msmlir_{stem}_{n}x{et}"
+    if counts is not None:           # the receive size and a digest of the counts
+        name += f"_{sum(counts[2 * len(counts) // 4:3 * len(counts) // 4])}_" + \
+            hashlib.sha1(",".join(map(str, counts)).encode()).hexdigest()[:10]
+    if group is not None:
+        from msmlir.runtime.mpi import group_symbol
+        name += "_" + group_symbol(group).removeprefix("msmlir_mpi_group_")
+    return name
+
+
+def _define_exchange(module: ir.Operation, name: str, kind: str, n: int, m: int, et,
+                     group: str | None, back: str, counts=None) -> None:
+    """@name: tensor<n x et> -> tensor<m x et> through the helper of `kind`,
+    its bprop calling the exchange @back on the cotangent (once per module)."""
+    if name in _symbols(module):
+        return
+    xt, yt = ir.RankedTensorType.get([n], et), ir.RankedTensorType.get([m], et)
+    xm, ym = ir.MemRefType.get([n], et), ir.MemRefType.get([m], et)
+    helper = name.replace("msmlir_", "msmlir_mpi_", 1)
+    attrs = {MPI_ATTR: ir.StringAttr.get(kind)}
+    if group is not None:
+        attrs[GROUP_ATTR] = ir.StringAttr.get(group)
+    if counts is not None:
+        attrs[COUNTS_ATTR] = ir.DenseI32ArrayAttr.get(list(counts))
+    declare_function(module, helper, [xm, ym], [], attrs)
+    body = module.regions[0].blocks[0]
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        f = func.FuncOp(name, ir.FunctionType.get([xt], [yt]), visibility="private")
+        f.attributes["mindir.bprop"] = ir.FlatSymbolRefAttr.get(name + "_bprop")
+        with ir.InsertionPoint(f.add_entry_block()):
+            send = bufferization.to_buffer(xm, f.arguments[0], read_only=True)
+            recv = memref.alloc(ym, [], [])
+            func.call([], ir.FlatSymbolRefAttr.get(helper), [send, recv])
+            func.ReturnOp([bufferization.to_tensor(yt, recv, restrict=True, writable=True)])
+        bp = func.FuncOp(name + "_bprop", ir.FunctionType.get([xt, yt, yt], [xt]),
+                         visibility="private")
+        with ir.InsertionPoint(bp.add_entry_block()):
+            dx = func.CallOp([xt], ir.FlatSymbolRefAttr.get(back), [bp.arguments[2]])
+            if group is not None:
+                dx.attributes["group"] = ir.StringAttr.get(group)
+            func.ReturnOp([dx.result])
+
+
+def define_alltoall(module: ir.Operation, ranks: int, n: int, et, group: str | None) -> str:
+    """The exchange function of MPI_Alltoall on a flat tensor<n x et> of `ranks`
+    equal blocks; its gradient is itself (block j of rank i <-> block i of
+    rank j). Returns its name."""
+    if n % ranks:
+        raise LoweringError(f"all_to_all: {n} elements are not {ranks} equal blocks")
+    name = _exchange_name(f"alltoall_{ranks}", n, et, group)
+    _define_exchange(module, name, f"alltoall_{ranks}", n, n, et, group, name)
+    return name
+
+
+def define_alltoallv(module: ir.Operation, send: list[int], recv: list[int], et,
+                     group: str | None) -> str:
+    """The exchange function of MPI_Alltoallv on a flat tensor: send[j]
+    consecutive elements to rank j, recv[j] from rank j in rank order; its
+    gradient is the exchange with send and recv swapped (defined with it).
+    Returns its name."""
+    def displs(counts):
+        out, at = [], 0
+        for c in counts:
+            out.append(at)
+            at += c
+        return out
+    fwd = list(send) + displs(send) + list(recv) + displs(recv)
+    bwd = list(recv) + displs(recv) + list(send) + displs(send)
+    n, m = sum(send), sum(recv)
+    name, back = _exchange_name("alltoallv", n, et, group, fwd), \
+        _exchange_name("alltoallv", m, et, group, bwd)
+    _define_exchange(module, name, "alltoallv", n, m, et, group, back, fwd)
+    _define_exchange(module, back, "alltoallv", m, n, et, group, name, bwd)
+    return name

@@ -6,9 +6,10 @@ msmlir.communication.create_group (`group="g0"`: the op carries
 then the group's, broadcast's root is a world rank as in MindSpore). The
 first four are one mindir op each, compiled with the rest of the graph
 (passes/lowering/mindir_to_linalg/collectives.py) and differentiable where
-MindSpore's are (passes/autodiff/bprop_comm.py); all_to_all is composed of
-all_gather and slices (exact; N times the bytes of a point-to-point exchange,
-as the pinned mpi dialect has no MPI_Alltoall), its gradient follows."""
+MindSpore's are (passes/autodiff/bprop_comm.py); all_to_all and
+all_to_all_v (AlltoAllV) are one MPI_Alltoall / MPI_Alltoallv each, called
+through an exchange function with its own gradient (below: the dialect has
+no op for them)."""
 from __future__ import annotations
 
 from mlir import ir
@@ -31,7 +32,7 @@ class ReduceOp:
 
 
 _MAX_RANK = 8
-_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
+_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all")
 
 
 def _operand(x, what: str):
@@ -190,13 +191,49 @@ def broadcast(x, root=0, group=None):
     return _tag(emit(mindir.BroadcastOp, t.value, root=_b.i64_attr(local)), c)
 
 
+# --- all_to_all / all_to_all_v: MPI_Alltoall / MPI_Alltoallv --------------------
+# The dialect has no op for them: each is a call of an exchange function (a
+# tensor function around the bufferized call of an MPI helper, with a
+# `mindir.bprop` naming its gradient), built by
+# passes/lowering/mindir_to_linalg/collectives.py (define_alltoall /
+# define_alltoallv, whose docstring shows the IR). The exchange works on a
+# flat buffer of per-destination blocks (all_to_all moves its split dim to
+# the front first); its gradient is the exchange with send and receive
+# swapped, so the swap of split_dim / concat_dim follows from the reshapes
+# and transposes around it.
+
+def _exchange(flat, kind: str, comm: _Comm, *counts):
+    """The call of the exchange function of `kind` ("alltoall": comm.size equal
+    blocks; "alltoallv": send/receive element counts per rank) on a flat tensor."""
+    from mlir.dialects import func
+    from msmlir.passes.lowering.mindir_to_linalg.collectives import (define_alltoall,
+                                                                     define_alltoallv)
+    from ..frontend.values import TensorValue
+    op = ir.InsertionPoint.current.block.owner.operation
+    while op.name != "builtin.module":
+        op = op.parent.operation
+    et = ir.RankedTensorType(flat.value.type).element_type
+    if kind == "alltoall":
+        name = define_alltoall(op, comm.size, flat.shape[0], et, comm.name)
+        m = flat.shape[0]
+    else:
+        name = define_alltoallv(op, counts[0], counts[1], et, comm.name)
+        m = sum(counts[1])
+    call = _b.emit(func.CallOp, [ir.RankedTensorType.get([m], et)], ir.FlatSymbolRefAttr.get(name),
+                   [flat.value])
+    if comm.name is not None:        # runtime/group_check.py finds the group by this attribute
+        call.attributes["group"] = ir.StringAttr.get(comm.name)
+    return TensorValue(call.result)
+
+
 @_checked
 @primitive
 def all_to_all(x, split_dim=0, concat_dim=0, split_count=None, group=None):
     """MindSpore's AlltoAll: x is cut into N equal chunks along split_dim, chunk
     j goes to rank j (of `group`), and each rank concatenates what it receives
-    (rank 0's chunk first) along concat_dim. Composed of all_gather and slices."""
-    from .array import reshape, slice as _slice, transpose
+    (rank 0's chunk first) along concat_dim. One MPI_Alltoall of x with its
+    split dim moved to the front (each rank sends and receives (N-1)/N of x)."""
+    from .array import reshape, transpose
     t = _operand(x, "all_to_all")
     comm = _comm(group, "all_to_all")
     n = comm.size
@@ -210,31 +247,39 @@ def all_to_all(x, split_dim=0, concat_dim=0, split_count=None, group=None):
     if t.shape[sd] % n:
         _b.error(f"all_to_all: dim {sd} of a {list(t.shape)} tensor is not divisible by the "
                  f"{n} ranks")
-    c, r = t.shape[sd] // n, comm.rank
-    ranks = reshape(all_gather(reshape(t, (1,) + tuple(t.shape)), group=comm.name),
-                    (n,) + tuple(t.shape))
-    begin = [0] * (t.ndim + 1)
-    begin[1 + sd] = r * c
-    size = [n] + list(t.shape)
-    size[1 + sd] = c
-    mine = _slice(ranks, begin, size)                 # [N, ...] : rank i's chunk r at i
+    _check_ranks_agree(t, "all_to_all", sd * _MAX_RANK + cd, comm)
+    if n == 1:
+        return t
+    shape = list(t.shape)
+    c = shape[sd] // n
+    numel = 1
+    for d in shape:
+        numel *= d
+    blocks = reshape(t, tuple(shape[:sd] + [n, c] + shape[sd + 1:]))
+    perm = [sd] + [d for d in range(t.ndim + 1) if d != sd]     # destination rank first
+    flat = reshape(transpose(blocks, tuple(perm)), (numel,))
+    got = _exchange(flat, "alltoall", comm)                             # source rank first
+    chunk = shape[:sd] + [c] + shape[sd + 1:]
+    ranks = reshape(got, tuple([n] + chunk))
     perm = list(range(1, t.ndim + 1))
-    perm.insert(cd, 0)                                # N next to concat_dim, then merged
-    out = list(mine.shape[1:])
+    perm.insert(cd, 0)                                           # N next to concat_dim, merged
+    out = list(chunk)
     out[cd] *= n
-    return reshape(transpose(mine, tuple(perm)), tuple(out))
+    return reshape(transpose(ranks, tuple(perm)), tuple(out))
 
 
+@_checked
+@primitive
 def all_to_all_v(x, send_numel_list, recv_numel_list, group=None, block_size=1):
     """MindSpore's AlltoAllV: x flattened, its consecutive pieces of
     send_numel_list[j] * block_size elements go to rank j; the output (1-D) is what
     rank 0, 1, ... sent to this rank, in that order (recv_numel_list[j] * block_size
     elements from rank j). The lists are Python ints, known at trace time, so the
-    ranks exchange them then (one MPI_Allgather of ints, as the shape checks do),
-    after which every piece has a static place: each rank's x zero-padded to the
-    longest, one all_gather, static slices. Exact; N times the bytes of
-    MPI_Alltoallv (the pinned mpi dialect has none); its gradient follows."""
-    from .array import concat, pad, reshape, slice as _slice
+    ranks exchange them then (one MPI_Allgather of ints, as the shape checks do)
+    and check them against each other; the data moves in one MPI_Alltoallv with
+    those counts (each piece once). Its gradient is the MPI_Alltoallv with the
+    send and receive counts swapped."""
+    from .array import reshape
     t = _operand(x, "all_to_all_v")
     comm = _comm(group, "all_to_all_v")
     n, r = comm.size, comm.rank
@@ -251,6 +296,8 @@ def all_to_all_v(x, send_numel_list, recv_numel_list, group=None, block_size=1):
     if sum(send) * bsz != numel:
         _b.error(f"all_to_all_v: send_numel_list sums to {sum(send)} blocks of {bsz}, the input "
                  f"has {numel} elements", kind=ValueError)
+    if max(numel, sum(recv) * bsz) >= 2 ** 31:
+        _b.error(f"all_to_all_v: {max(numel, sum(recv) * bsz)} elements exceed MPI's int count")
     flat = reshape(t, (numel,))
     if n == 1:
         return flat
@@ -259,17 +306,6 @@ def all_to_all_v(x, send_numel_list, recv_numel_list, group=None, block_size=1):
         if sends[j][r] != recv[j]:
             _b.error(f"all_to_all_v: rank {r} expects {recv[j]} from rank {j}, which sends "
                      f"{sends[j][r]}", kind=ValueError)
-    longest = max(sum(row) for row in sends) * bsz
-    if longest == 0:
+    if max(sum(row) for row in sends) == 0:
         return flat
-    padded = pad(flat, (0, longest - numel)) if longest > numel else flat
-    everyone = all_gather(reshape(padded, (1, longest)), group=comm.name)   # (n, longest)
-    pieces = []
-    for j in range(n):
-        start = sum(sends[j][:r]) * bsz
-        if recv[j]:
-            pieces.append(reshape(_slice(everyone, (j, start), (1, recv[j] * bsz)),
-                                  (recv[j] * bsz,)))
-    if not pieces:
-        return _slice(flat, (0,), (0,))
-    return pieces[0] if len(pieces) == 1 else concat(pieces, 0)
+    return _exchange(flat, "alltoallv", comm, [v * bsz for v in send], [v * bsz for v in recv])

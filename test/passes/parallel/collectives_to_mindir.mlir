@@ -39,12 +39,21 @@ module {
 
 // -----
 
-// all_to_all (split dim 0 -> split dim 1): gathered along dim 1, sliced along dim 0.
+// all_to_all (split dim 0 -> split dim 1): one MPI_Alltoall of the 2 row
+// blocks (block j to rank j), the received blocks (rank i's at i) joined
+// along dim 1.
+// CHECK: func.func private @msmlir_mpi_alltoall_2_12xf32(memref<12xf32>, memref<12xf32>) attributes {msmlir.mpi = "alltoall_2"}
 // CHECK-LABEL: func.func @to_all
-// CHECK:         mindir.transpose %arg0 {perm = array<i64: 1, 0>} : (tensor<4x3xf32>) -> tensor<3x4xf32>
-// CHECK:         mindir.all_gather %{{.*}} {group_size = 2 : i64} : tensor<3x4xf32> -> tensor<6x4xf32>
-// CHECK:         %[[W:.*]] = mindir.transpose %{{.*}} : (tensor<6x4xf32>) -> tensor<4x6xf32>
-// CHECK:         tensor.extract_slice %[[W]][%{{.*}}, 0] [2, 6] [1, 1] : tensor<4x6xf32> to tensor<2x6xf32>
+// CHECK-NOT:     all_gather
+// CHECK:         %[[B:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2]] output_shape [2, 2, 3] : tensor<4x3xf32> into tensor<2x2x3xf32>
+// CHECK:         %[[F:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1, 2]] : tensor<2x2x3xf32> into tensor<12xf32>
+// CHECK:         %[[S:.*]] = bufferization.to_buffer %[[F]] read_only : tensor<12xf32> to memref<12xf32>
+// CHECK:         %[[R:.*]] = memref.alloc() : memref<12xf32>
+// CHECK:         call @msmlir_mpi_alltoall_2_12xf32(%[[S]], %[[R]])
+// CHECK:         %[[G:.*]] = bufferization.to_tensor %[[R]] restrict writable
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1, 2]] output_shape [2, 2, 3]
+// CHECK:         %[[T:.*]] = mindir.transpose %[[E]] {perm = array<i64: 1, 0, 2>} : (tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
+// CHECK:         tensor.collapse_shape %[[T]] {{\[\[}}0], [1, 2]] : tensor<2x2x3xf32> into tensor<2x6xf32>
 module {
   shard.grid @g(shape = 2)
   func.func @to_all(%x: tensor<4x3xf32>) -> tensor<2x6xf32> {

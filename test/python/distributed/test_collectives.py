@@ -98,6 +98,25 @@ np.testing.assert_array_equal(np.asarray(P.AlltoAll(n, 1, 0)(ys[r])), a2a_ref(ys
 ws = [np.arange(24, dtype=np.float32).reshape(8, 3) * (k + 1) for k in range(n)]
 dy = np.asarray(ms.grad(lambda y: (C.all_to_all(y, 1, 0) * ws[r]).sum())(ys[r]))
 np.testing.assert_array_equal(dy, np.concatenate([np.split(ws[j], n, axis=0)[r] for j in range(n)], 1))
+# one MPI_Alltoall (no all_gather: each rank sends (n-1)/n of its tensor), every dtype,
+# a rank-3 tensor split and joined on inner dims, the gradient of the gradient
+fa = ms.jit(lambda y: C.all_to_all(y, 1, 0))
+text = fa.mlir(ys[r])
+assert 'msmlir.mpi = "alltoall_2"' in text and "all_gather" not in text, text
+for t in (np.float64, np.int32, np.int64):
+    np.testing.assert_array_equal(np.asarray(C.all_to_all(ys[r].astype(t), 0, 1)),
+                                  a2a_ref([y.astype(t) for y in ys], 0, 1))
+zs = [np.arange(60, dtype=np.float32).reshape(3, 4, 5) * (k + 2) for k in range(n)]
+np.testing.assert_array_equal(np.asarray(ms.jit(lambda z: C.all_to_all(z, 1, 2))(zs[r])),
+                              a2a_ref(zs, 1, 2))
+# d/dy sum(a2a(y)^2 * w) = 2 y * (w sent back); its derivative in y is 2 (w sent back)
+w2 = [np.arange(24, dtype=np.float32).reshape(2, 12) + 3 * k for k in range(n)]
+back = np.concatenate([np.split(w2[j], n, axis=1)[r] for j in range(n)], 0)   # w2 sent back
+g1 = np.asarray(ms.grad(lambda y: (C.all_to_all(y, 0, 1) ** 2 * w2[r]).sum())(ys[r]))
+np.testing.assert_allclose(g1, 2 * ys[r] * back, rtol=1e-6)
+g2 = np.asarray(ms.grad(lambda y: ms.grad(lambda v: (C.all_to_all(v, 0, 1) ** 2 * w2[r]).sum())(y)
+                        .sum())(ys[r]))
+np.testing.assert_allclose(g2, 2 * back, rtol=1e-6)
 try:
     P.AlltoAll(n + 1, 0, 0)(ys[r])
     raise AssertionError("a split_count other than the rank count was accepted")
@@ -163,8 +182,40 @@ def test_ranks_with_different_shapes_are_diagnosed():
         C.all_reduce(x)
     except msmlir.CompileError as e:
         print("diagnosed", comm.get_rank(), str(e).replace(" ", "_"))
+    try:
+        C.all_to_all(np.ones((4 + 2 * comm.get_rank(), 3), np.float32))
+    except msmlir.CompileError as e:
+        print("a2a", comm.get_rank(), str(e).replace(" ", "_"))
     """, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
     lines = r.stdout.splitlines()
     assert len([l for l in lines if l.startswith("diagnosed")]) == 2, r.stdout
     assert "rank_0:_float32[4,_3];_rank_1:_float32[5,_3]" in r.stdout
+    assert len([l for l in lines if l.startswith("a2a")]) == 2, r.stdout
+    assert "all_to_all:_the_ranks_do_not_call_it_on_the_same_tensor_type_(rank_0:_float32[4,_3];" \
+           "_rank_1:_float32[6,_3])" in r.stdout, r.stdout
+
+
+def test_exchange_functions():
+    # the IR all_to_all / all_to_all_v emit (no MPI needed): the exchange function, its
+    # bprop (all_to_all: itself; all_to_all_v: the swapped counts) and the helper
+    from mlir import ir
+    from msmlir.passes.lowering.mindir_to_linalg import LoweringError
+    from msmlir.passes.lowering.mindir_to_linalg.collectives import (define_alltoall,
+                                                                     define_alltoallv)
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.create()
+        f32 = ir.F32Type.get()
+        a = define_alltoall(m.operation, 2, 8, f32, None)
+        v = define_alltoallv(m.operation, [1, 3], [2, 2], f32, None)
+        assert m.operation.verify()
+        text = str(m)
+        assert a == "msmlir_alltoall_2_8xf32"
+        assert f"call @{a}(%arg2)" in text and 'msmlir.mpi = "alltoall_2"' in text
+        # forward counts [1, 3 | 0, 1 | 2, 2 | 0, 2]; its gradient's are swapped
+        assert "msmlir.mpi_counts = array<i32: 1, 3, 0, 1, 2, 2, 0, 2>" in text
+        assert "msmlir.mpi_counts = array<i32: 2, 2, 0, 2, 1, 3, 0, 1>" in text
+        assert text.count("func.func private @msmlir_alltoallv_") == 4   # 2 exchanges + 2 bprops
+        assert v.startswith("msmlir_alltoallv_4xf32_4_")
+        with pytest.raises(LoweringError, match="5 elements are not 2 equal blocks"):
+            define_alltoall(m.operation, 2, 5, f32, None)

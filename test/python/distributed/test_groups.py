@@ -65,6 +65,21 @@ ys = [np.arange(24, dtype=np.float32).reshape(4, 6) + 100 * k for k in range(2)]
 by_group_rank = [ys[1], ys[0]]
 want = np.concatenate([np.split(by_group_rank[i], 2, axis=0)[gr] for i in range(2)], 1)
 np.testing.assert_array_equal(np.asarray(P.AlltoAll(2, 0, 1, group="rev")(ys[r])), want)
+# all_to_all_v on the group: one MPI_Alltoallv on its communicator (counts by group rank),
+# jit, and its gradient (the exchange back)
+sg = [[1, 3], [2, 2]]                     # group rank g sends sg[g][j] elements to group rank j
+xg = [np.arange(4, dtype=np.float64) + 10 * g for g in range(2)]
+def piece(src, dst):
+    return xg[src][sum(sg[src][:dst]):sum(sg[src][:dst + 1])]
+fv = ms.jit(lambda v: C.all_to_all_v(v, sg[gr], [sg[0][gr], sg[1][gr]], group="rev"))
+np.testing.assert_array_equal(np.asarray(fv(xg[gr])), np.concatenate([piece(0, gr), piece(1, gr)]))
+text = fv.mlir(xg[gr])
+assert 'msmlir.mpi = "alltoallv"' in text and 'group = "rev"' in text and "all_gather" not in text
+wg = [np.arange(sg[0][g] + sg[1][g], dtype=np.float64) + 1 + 100 * g for g in range(2)]
+dv = ms.grad(lambda v: (C.all_to_all_v(v, sg[gr], [sg[0][gr], sg[1][gr]], group="rev")
+                        * wg[gr]).sum())(xg[gr])
+want_dv = np.concatenate([wg[j][sum(sg[s][j] for s in range(gr)):][:sg[gr][j]] for j in range(2)])
+np.testing.assert_array_equal(np.asarray(dv), want_dv)
 
 # gradients on the group: d all_gather = reduce_scatter, d reduce_scatter = all_gather,
 # d broadcast = the ranks' dy summed on the root (all in group order)
@@ -97,8 +112,14 @@ for call in (lambda: f(x), lambda: f(x)):
     except ValueError as err:
         assert "f: group 'rev' does not exist (destroy_group was called after this graph " \
                "was compiled for it): create_group('rev', [1, 0]) again" in str(err), err
+try:                                      # the all_to_all_v graph too
+    fv(xg[gr])
+    raise AssertionError("an all_to_all_v graph of a destroyed group ran")
+except ValueError as err:
+    assert "group 'rev' does not exist" in str(err), err
 comm.create_group("rev", [1, 0])
 np.testing.assert_array_equal(np.asarray(f(x)[0]), in_group_order)
+np.testing.assert_array_equal(np.asarray(fv(xg[gr])), np.concatenate([piece(0, gr), piece(1, gr)]))
 try:
     comm.destroy_group("rev"); comm.create_group("rev", [0, 1])
     raise AssertionError("a group name was reused for other ranks")

