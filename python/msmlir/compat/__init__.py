@@ -77,8 +77,8 @@ PARTIAL = {
     "ops.operations:Conv2D": "NCHW only; mode/out_channel/kernel_size taken from the weight",
     "ops.operations:MaxPool": "NCHW only", "ops.operations:AvgPool": "NCHW only",
     "ops.operations:BatchNorm": "NCHW only",
-    "ops.operations:AlltoAll": "world group only; composed of all_gather (exact, N times the "
-                               "bytes of MPI_Alltoall, which the pinned mpi dialect lacks)",
+    "ops.operations:AlltoAll": "one MPI_Alltoall (a direct call: the pinned mpi dialect has "
+                               "none); groups supported",
     "ops.operations:Print": "prints in PyNative; a host callback inside jit",
     "ops.operations:ScatterNd": "an out-of-range index raises IndexError; negative indices "
                                 "count from the end (MindSpore rejects them)",
@@ -146,9 +146,7 @@ PARTIAL = {
                               "<= 1): no MC2 exchange between devices; no quantization or "
                               "shared experts; dynamic_scales are zeros"
        for n in ("MoeDistributeDispatch", "MoeDistributeCombine")},
-    "ops.operations:AlltoAllV": "composed of one all_gather of each rank's zero-padded input "
-                                "(exact; N times the bytes of MPI_Alltoallv, which the pinned "
-                                "mpi dialect lacks); the count lists must be Python ints "
+    "ops.operations:AlltoAllV": "one MPI_Alltoallv; the count lists must be Python ints "
                                 "(the ranks exchange them at trace time)",
     "ops.operations:Morph": "also runs in PyNative (MindSpore raises RuntimeError outside "
                             "graph mode); infer_shape/infer_dtype are not consulted",
