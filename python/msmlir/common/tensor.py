@@ -200,7 +200,16 @@ class Tensor:
 
     @staticmethod
     def __msmlir_wrap__(arr) -> "Tensor":
-        """The result-wrapping hook read by msmlir.jit / msmlir.ops (see module docstring)."""
+        """The result-wrapping hook read by msmlir.jit / msmlir.ops (see module docstring).
+        A compiled function's fresh output (an owned, contiguous array of a supported
+        dtype) is adopted without _make's conversions."""
+        if type(arr) is np.ndarray and arr.dtype in _SUPPORTED_NP:
+            f = arr.flags
+            if f.c_contiguous and f.writeable and f.owndata:
+                t = Tensor.__new__(Tensor)
+                t.const_arg = False
+                t._data = arr
+                return t
         return Tensor._make(arr)
 
     @staticmethod

@@ -17,7 +17,8 @@ from ..arraylike import result_wrapper, wrap_results
 from ..compiler import _DEVICE
 from ..errors import CompileError
 from .parser import invoke
-from .trace import BUILD_LOCK, Lowered, abstract_args, build_module, fast_args, strip_error
+from .trace import (BUILD_LOCK, Lowered, ParameterChanged, abstract_args, build_module,
+                    fast_args, strip_error)
 from msmlir.passes.registry import get_pass
 
 
@@ -35,9 +36,11 @@ def _options_snapshot() -> tuple:
     """The pipeline's declared options as they are now (set_option_defaults
     replaces an option to change its default): compared, not hashed, by the
     fast path, so a change of any default drops the fast entries."""
-    if not _PIPELINE:
+    try:
+        return (*_PIPELINE[0].values(), *_DEVICE.values())
+    except IndexError:
         _PIPELINE.append(get_pass("msmlir-cpu-pipeline").options)
-    return (*_PIPELINE[0].values(), *_DEVICE.values())
+        return (*_PIPELINE[0].values(), *_DEVICE.values())
 
 
 __all__ = ["jit", "JitFunction", "BoundJit", "Lowered", "BUILD_LOCK"]
@@ -121,17 +124,29 @@ class JitFunction:
             plan = self._fast.get(fast[0])
             if plan is not None and _options_snapshot() == self._fast_options:
                 self.hits += 1
-                out = plan[0].run(fast[1])
-                wrap = plan[1]
-                return out if wrap is None else wrap_results(out, wrap)
-        try:
-            entry, arrays = self._lowered(args, kwargs)
-        except CompileError as e:
-            if os.environ.get("MSMLIR_JIT_DEBUG"):
-                raise
-            raise strip_error(e) from None
+                try:
+                    out = plan[0].run(fast[1])
+                except ParameterChanged:
+                    self._drop(plan[0])
+                else:
+                    wrap = plan[1]
+                    return out if wrap is None else wrap_results(out, wrap)
+        for attempt in (0, 1):
+            try:
+                entry, arrays = self._lowered(args, kwargs)
+            except CompileError as e:
+                if os.environ.get("MSMLIR_JIT_DEBUG"):
+                    raise
+                raise strip_error(e) from None
+            try:
+                result = entry.run(arrays)
+                break
+            except ParameterChanged:
+                if attempt:
+                    raise
+                self._drop(entry)      # built for the Parameters' old shapes: build again
         wrap = result_wrapper(args, kwargs)
-        out = wrap_results(entry.run(arrays), wrap)
+        out = wrap_results(result, wrap)
         if fast is not None:
             options = _options_snapshot()
             if options != self._fast_options:
@@ -139,6 +154,13 @@ class JitFunction:
                 self._fast_options = options
             self._fast[fast[0]] = (entry, wrap)
         return out
+
+    def _drop(self, entry) -> None:
+        """Forgets a specialization (its Parameters changed shape or dtype)."""
+        with self._lock:
+            for cache in (self._cache, self._fast):
+                for k in [k for k, v in cache.items() if (v[0] if type(v) is tuple else v) is entry]:
+                    del cache[k]
 
     def lower(self, *args, debug_info=False, **kwargs) -> str:
         """The mindir module for these arguments, as text (nothing is compiled).

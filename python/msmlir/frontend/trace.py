@@ -19,6 +19,7 @@ import functools
 import os
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +37,7 @@ from .values import TensorValue
 
 __all__ = ["ModuleBuilder", "TensorSpec", "FuncInfo", "Frame", "param_value", "rng_offset",
            "RNG_COUNTER", "call_operands", "close_over", "set_parser", "build_module", "Lowered",
-           "BUILD_LOCK", "eager_call", "abstract_args", "fast_args", "expand_transforms",
+           "BUILD_LOCK", "ParameterChanged", "eager_call", "abstract_args", "fast_args", "expand_transforms",
            "strip_error"]
 
 MAX_CALL_DEPTH = 200    # nested calls of user functions
@@ -413,7 +414,10 @@ def abstract_args(args, kwargs, per_rank: list | None = None):
 # array; 1: a type with `asnumpy`; 2: another array type, converted with
 # as_array), a compile-time constant keyed by const_key (3), or anything else
 # (4: a container, which the full path flattens).
-_ARRAY, _ASNUMPY, _ARRAY_LIKE, _CONST, _OTHER = 0, 1, 2, 3, 4
+# A constant whose type compares and hashes by identity (a Cell, a function) is
+# keyed by the object itself (5), which is what const_key gives it, without its
+# isinstance/hash chain.
+_ARRAY, _ASNUMPY, _ARRAY_LIKE, _CONST, _OTHER, _IDENTITY = 0, 1, 2, 3, 4, 5
 _KINDS: dict = {np.ndarray: _ARRAY, tuple: _OTHER, list: _OTHER, dict: _OTHER}
 
 
@@ -426,6 +430,9 @@ def _kind(t: type) -> int:
             k = _ASNUMPY
         elif issubclass(t, (tuple, list, dict, np.ndarray)):
             k = _OTHER
+        elif t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__ \
+                and not issubclass(t, (int, float, str, bytes)):
+            k = _IDENTITY
         else:
             k = _CONST
         _KINDS[t] = k
@@ -440,6 +447,9 @@ def _fast_leaf(a, key: list, arrays: list) -> bool:
     k = _KINDS.get(t)
     if k is None:
         k = _kind(t)
+    if k == _IDENTITY:
+        key.append((t, a))
+        return True
     if k == _ARRAY:
         if not a.flags.c_contiguous:
             a = as_array(a)
@@ -492,6 +502,11 @@ GRAPH_COMPILERS: list = []
 # full_batch=False: each rank feeds its slice of the batch and the graph is
 # traced for the whole one): `hook(specs, per_rank) -> specs`, see abstract_args.
 JIT_ARG_HOOKS: list = []
+
+
+class ParameterChanged(TypeError):
+    """A Parameter a compiled function reads has a new shape or dtype
+    (Parameter.set_data(..., slice_shape=True)): jit builds the function again."""
 
 
 class Lowered:
@@ -568,20 +583,38 @@ class Lowered:
         if d is None:
             return self._first_run(arrays)
         if self.params:
+            # a Parameter's array is checked when it is not the one of the last call
+            # (set_data replaced it); weakly held, so a replaced array is freed
             arrays = list(arrays)
-            for p, (shape, dtype) in zip(self.params, self._param_sigs):
+            last = self._param_last
+            i = 0
+            for p in self.params:
                 a = p.asnumpy()
-                if type(a) is not np.ndarray or not a.flags.c_contiguous:
-                    a = as_array(p)
-                if a.shape != shape or a.dtype != dtype:
-                    raise TypeError(f"Parameter '{getattr(p, 'name', p)}' is now "
-                                    f"{a.dtype}{list(a.shape)}, but {self.name} was compiled "
-                                    f"for {dtype}{list(shape)}")
+                w = last[i]
+                if w is None or w() is not a:
+                    a = self._param_array(i, p, a)
                 arrays.append(a)
+                i += 1
         outs = d(arrays)
         if self._single:
             return outs[0]
         return tree_unflatten(self.out_spec, outs)
+
+    def _param_array(self, i, p, a):
+        """Parameter `p`'s array `a`, checked against the compiled signature
+        (and remembered when it is the Parameter's own contiguous array)."""
+        if type(a) is not np.ndarray or not a.flags.c_contiguous:
+            a = as_array(p)
+            self._param_last[i] = None
+        else:
+            self._param_last[i] = weakref.ref(a)
+        shape, dtype = self._param_sigs[i]
+        if a.shape != shape or a.dtype != dtype:
+            self._param_last[i] = None
+            raise ParameterChanged(f"Parameter '{getattr(p, 'name', p)}' is now "
+                            f"{a.dtype}{list(a.shape)}, but {self.name} was compiled "
+                            f"for {dtype}{list(shape)}")
+        return a
 
     def _first_run(self, arrays):
         """The first run: compiles, checks every argument against the compiled
@@ -595,6 +628,7 @@ class Lowered:
                                f"{self.n_outputs}")
         d = compiled.dispatcher(self.name)
         self._param_sigs = d.sig.inputs[len(d.sig.inputs) - len(self.params):]
+        self._param_last = [None] * len(self.params)
         self._single = self.out_spec == LEAF
         self._dispatch = d
         return tree_unflatten(self.out_spec, list(outs))

@@ -64,21 +64,111 @@ def _amp_cast(cell, value):
     return value
 
 
+# Bumped by every change of a cell tree that decides which graph a GRAPH_MODE call
+# runs: an attribute set on any cell (`training` included), set_train, to_float,
+# a sub-cell added, replaced or removed (`_Children`). A cell's call plan (below)
+# is valid while the epoch is the one it was made at.
+_EPOCH = [0]
+
+
+# Bumped when a cell's Parameter or sub-cell is replaced by another object: part
+# of every graph key (_graph_fn), since a compiled graph reads the Parameters it
+# was built with.
+_REPLACED = [0]
+
+
+class _Children(OrderedDict):
+    """A cell's sub-cells: an OrderedDict whose changes bump the epoch (code such
+    as msmlir.amp replaces entries directly)."""
+    __slots__ = ()
+
+    def __setitem__(self, k, v):
+        _EPOCH[0] += 1
+        if self.get(k, v) is not v:
+            _REPLACED[0] += 1
+        OrderedDict.__setitem__(self, k, v)
+
+    def __delitem__(self, k):
+        _EPOCH[0] += 1
+        OrderedDict.__delitem__(self, k)
+
+    def clear(self):
+        _EPOCH[0] += 1
+        OrderedDict.clear(self)
+
+    def pop(self, *a):
+        _EPOCH[0] += 1
+        return OrderedDict.pop(self, *a)
+
+    def popitem(self, last=True):
+        _EPOCH[0] += 1
+        return OrderedDict.popitem(self, last)
+
+    def update(self, *a, **k):
+        _EPOCH[0] += 1
+        OrderedDict.update(self, *a, **k)
+
+    def setdefault(self, k, default=None):
+        _EPOCH[0] += 1
+        return OrderedDict.setdefault(self, k, default)
+
+
+_CONTEXT: dict = {}     # common.context's dict, read directly on the fast path (_context())
+
+
+def _context() -> dict:
+    """common.context's key/value dict (imported on the first call, not per call)."""
+    if not _CONTEXT:
+        from ..common import context
+        _CONTEXT["dict"] = context._CONTEXT
+        _CONTEXT["graph"] = context.GRAPH_MODE
+    return _CONTEXT["dict"]
+
+
+def _call_plan(cell):
+    """(epoch, mode, device_target, JitFunction or None for PyNative): what a
+    call of `cell` outside compilation does, valid while the epoch and those two
+    context keys stay as they were (see _cell_call)."""
+    ctx = _context()
+    mode, target = ctx["mode"], ctx["device_target"]
+    graph = mode == _CONTEXT["graph"] and not getattr(cell, "_pynative_only", False)
+    plan = (_EPOCH[0], mode, target, cell._graph_fn() if graph else None)
+    cell.__dict__["_call_plan"] = plan
+    return plan
+
+
 def _cell_call(cell, *args, **kwargs):
     """What `cell(*args)` does (see the module docstring)."""
-    if cell.__dict__.get("_amp_dtype") is not None:
+    d = cell.__dict__
+    if d.get("_amp_dtype") is None and _b.current() is None:
+        # the steady state: a GRAPH_MODE call of a cell whose tree and context are
+        # as at its last call runs its cached JitFunction at once
+        plan = d.get("_call_plan")
+        ctx = _CONTEXT.get("dict") or _context()
+        if plan is None or plan[0] != _EPOCH[0] or plan[1] != ctx["mode"] \
+                or plan[2] != ctx["device_target"]:
+            plan = _call_plan(cell)
+        jf = plan[3]
+        _RUNNING.append(cell)
+        try:
+            if jf is not None:
+                return _to_tensor_out(jf(cell, *args, **kwargs))
+            return cell.construct(*args, **kwargs)
+        finally:
+            _RUNNING.pop()
+    if d.get("_amp_dtype") is not None:
         args = _amp_cast(cell, args)
         kwargs = {k: _amp_cast(cell, v) for k, v in kwargs.items()}
     _RUNNING.append(cell)
     try:
         if _building():
             from ..frontend.parser import invoke
-            if "_msmlir_shard" in cell.__dict__:     # Cell.shard (msmlir.parallel.cell)
+            if "_msmlir_shard" in d:     # Cell.shard (msmlir.parallel.cell)
                 from ..parallel.cell import call
                 return call(cell, lambda a, k: invoke(cell.construct, a, k), args, kwargs)
             return invoke(cell.construct, args, kwargs)
-        from ..common.context import GRAPH_MODE, get_context
-        if get_context("mode") == GRAPH_MODE and not getattr(cell, "_pynative_only", False):
+        ctx = _context()
+        if ctx["mode"] == _CONTEXT["graph"] and not getattr(cell, "_pynative_only", False):
             return _to_tensor_out(cell._graph_fn()(cell, *args, **kwargs))
         return cell.construct(*args, **kwargs)
     finally:
@@ -86,9 +176,19 @@ def _cell_call(cell, *args, **kwargs):
 
 
 def _training_flags(cell) -> tuple:
-    """`c.training` of every cell in the tree, in cells_and_names order (the
-    part of the graph cache key read at every GRAPH_MODE call, so without
-    building the names)."""
+    """`c.training` (and to_float dtype) of every cell in the tree, in
+    cells_and_names order: part of the graph key; walked again only after the
+    epoch moved."""
+    d = cell.__dict__
+    cached = d.get("_flags_at")
+    if cached is not None and cached[0] == _EPOCH[0]:
+        return cached[1]
+    flags = _walk_flags(cell)
+    d["_flags_at"] = (_EPOCH[0], flags)
+    return flags
+
+
+def _walk_flags(cell) -> tuple:
     d = cell.__dict__
     if not d["_cells"]:
         return (cell.training, d.get("_amp_dtype"))
@@ -121,7 +221,7 @@ class Cell:
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_params", OrderedDict())
-        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_cells", _Children())
         object.__setattr__(self, "training", False)
         object.__setattr__(self, "_graph_cache", {})
         object.__setattr__(self, "_auto_prefix", auto_prefix)
@@ -138,8 +238,11 @@ class Cell:
 
     def __setattr__(self, name, value):
         d = self.__dict__
+        _EPOCH[0] += 1
         if isinstance(value, Parameter):
             self._check_init()
+            if d["_params"].get(name, value) is not value:
+                _REPLACED[0] += 1
             d["_cells"].pop(name, None)
             d.pop(name, None)
             if value.name == "Parameter":
@@ -147,6 +250,8 @@ class Cell:
             d["_params"][name] = value
         elif isinstance(value, Cell):
             self._check_init()
+            if d["_cells"].get(name, value) is not value or name in d["_params"]:
+                _REPLACED[0] += 1
             d["_params"].pop(name, None)
             d.pop(name, None)
             d["_cells"][name] = value
@@ -157,6 +262,7 @@ class Cell:
         else:
             if "_params" in d and name in d["_params"]:
                 if value is None:
+                    _REPLACED[0] += 1
                     del d["_params"][name]
                 elif isinstance(value, (Tensor, np.ndarray)):
                     d["_params"][name].set_data(value if isinstance(value, Tensor) else Tensor(value))
@@ -188,7 +294,9 @@ class Cell:
 
     def __delattr__(self, name):
         d = self.__dict__
+        _EPOCH[0] += 1
         if name in d.get("_params", {}):
+            _REPLACED[0] += 1
             del d["_params"][name]
         elif name in d.get("_cells", {}):
             del d["_cells"][name]
@@ -198,6 +306,9 @@ class Cell:
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
         if check_name_contain_dot and "." in param_name:
             raise KeyError("The name of parameter should not contain '.'")
+        _EPOCH[0] += 1
+        if self.__dict__["_params"].get(param_name, param) is not param:
+            _REPLACED[0] += 1
         self.__dict__["_params"][param_name] = param
 
     def insert_child_to_cell(self, child_name, child_cell):
@@ -217,8 +328,7 @@ class Cell:
     def _graph_fn(self):
         """The JitFunction of this cell's construct for the current train/eval state
         (and device_target, which selects some kernels' semantics, e.g. BatchNorm's)."""
-        from ..common.context import get_context
-        key = (get_context("device_target"),) + _training_flags(self)
+        key = (_context()["device_target"], _REPLACED[0]) + _training_flags(self)
         jf = self._graph_cache.get(key)
         if jf is None:
             from ..frontend.jit import JitFunction
@@ -288,6 +398,7 @@ class Cell:
     def set_train(self, mode=True):
         for _, c in self.cells_and_names():
             object.__setattr__(c, "training", bool(mode))
+        _EPOCH[0] += 1
         return self
 
     def set_grad(self, requires_grad=True):
@@ -310,6 +421,7 @@ class Cell:
                              f"got {dst_type}")
         for _, c in self.cells_and_names():
             object.__setattr__(c, "_amp_dtype", dst_type)
+        _EPOCH[0] += 1
         return self
 
     def set_boost(self, *a, **k):
