@@ -434,15 +434,19 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
     by blocks of RB = min(R, 16) rows x 16 k: RB vector<16> rows read, log2(RB)
     rounds of vector.shuffle zips (a perfect shuffle of the block rotates the
     bits of the flat index by one: log2(RB) of them turn [r][k] into [k][r]),
-    16*RB/16 vector<16> rows written. Why not linalg.pack's own lowering: its
-    vectorized transpose reaches LLVM as element-by-element extract/insert
-    chains after the 1-D transfer unrolling (slow to pack, slow to compile).
+    16*RB/16 vector<16> rows written; one such block of code in all (the
+    row halves of a 32-wide panel, the partial last panel and the last k
+    block all take its loops: first-call compile time). Why not
+    linalg.pack's own lowering: its vectorized transpose reaches LLVM as
+    element-by-element extract/insert chains after the 1-D transfer
+    unrolling (slow to pack, slow to compile).
 
     `tasks` > 1 (the matmul is split over threads): the whole panels are
     packed by an scf.forall of `tasks` tasks, each its contiguous range
     (the last shorter), so the copy runs in parallel instead of before the
     parallel part (B5's 128x784x512 forward at threads=2: 314 -> 271 us);
-    a partial last panel is packed after it, serially."""
+    a partial last panel of a copy is packed after it, serially (a
+    transpose's is one of the tasks' panels)."""
     if R & (R - 1) or R < 2 or R > 32:
         raise ValueError(f"panel width {R} is not a power of two <= 32")
     panels = -(-rows // R)
@@ -520,47 +524,65 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
             return whole(cur, P2, None, 0, True)
     else:
         RB = min(R, 16)
+        kt16 = min(K, _KB)               # k of one block (K < 16: the whole K)
+        # One block of code per pack: the partial last panel and the last k
+        # block take the loops' path, the former with its row indices clamped
+        # to the last row (its padding lanes then hold copies of that row:
+        # any value does, they only meet the C columns / rows that are
+        # never stored), the latter shifted back to end at K (it rewrites
+        # the same values into the entries it overlaps). B6's conv2 filter
+        # gradient packed B with 4 copies of the block (2 row halves x the
+        # whole and the partial panel), ~1.1k of its 2.6k LLVM ops.
+        clamp = rows % R != 0
 
-        def block(p: str, g: str, DT: str, k0: str, cur: str, valid: int, ktail: int, h: int) -> str:
-            """Rows [g*R + h*RB, g*R + h*RB + RB) x k [k0, k0 + 16) into panel p
-            of cur (ktail: only that many k are in range); `valid`: rows of
-            the panel that exist."""
+        def block(p: str, g: str, DT: str, k0: str, cur: str, h: str) -> str:
+            """Rows [g*R + h*RB, + RB) x k [k0, k0 + kt16) into panel p of cur."""
             base = T.bin("muli", g, T.c(R))
+            hoff = T.bin("muli", h, T.c(RB)) if R > RB else None
+            base = T.bin("addi", base, hoff) if hoff else base
             vs = []
             for r in range(RB):
-                if h * RB + r >= valid:
-                    vs.append(zeros(16))
-                    continue
-                vs.append(read(T.bin("addi", base, T.c(h * RB + r)), k0, 16, ktail))
+                row = T.bin("addi", base, T.c(r)) if r else base
+                if clamp:
+                    row = T.bin("minsi", row, T.c(rows - 1))
+                vs.append(read(row, k0, 16, kt16))
             vs = _zip_rows(T, vs)
             # vs[v]: flat [16v, 16v + 16) of the [16 k][RB r] block
+            kr = T.bin("muli", k0, T.c(R))
+            kr = T.bin("addi", kr, hoff) if hoff else kr
             for v, vec in enumerate(vs):
                 kk = (16 * v) // RB
-                if kk >= ktail:
+                if kk >= kt16:
                     continue
-                off = kk * R + h * RB + (16 * v) % RB
-                idx = T.bin("addi", T.bin("muli", k0, T.c(R)), T.c(off)) if off else \
-                    T.bin("muli", k0, T.c(R))
-                cur = write(cur, DT, vec, 16, p, idx, min(16, (ktail - kk) * R))
+                off = kk * R + (16 * v) % RB
+                idx = T.bin("addi", kr, T.c(off)) if off else kr
+                cur = write(cur, DT, vec, 16, p, idx, min(16, (kt16 - kk) * R))
             return cur
 
-        def panel(p: str, g: str, DT: str, cur: str, valid: int) -> str:
-            # one k loop per RB-row half of a 32-wide panel: a loop with all
-            # 2 x (16 reads + 16 writes) made LLVM's loop strength reduction
-            # take seconds (LeNet5's conv2 filter gradient: 2.96 s in llc)
-            k16 = K - K % _KB
-            for h in range(R // RB):
-                cur = loop(cur, DT, 0, k16, _KB, lambda kv, c: block(p, g, DT, kv, c, valid, _KB, h))
-                if K % _KB:
-                    cur = block(p, g, DT, T.c(k16), cur, valid, K % _KB, h)
-            return cur
+        def panel(p: str, g: str, DT: str, cur: str) -> str:
+            # one k loop per RB-row half of a 32-wide panel (the halves' loop
+            # outside): a loop with all 2 x (16 reads + 16 writes) made LLVM's
+            # loop strength reduction take seconds (LeNet5's conv2 filter
+            # gradient: 2.96 s in llc)
+            def half(h: str, c: str) -> str:
+                if K <= _KB:
+                    return block(p, g, DT, T.c(0), c, h)
+
+                def kblock(kv: str, c2: str) -> str:
+                    k0 = T.bin("minsi", kv, T.c(K - _KB)) if K % _KB else kv
+                    return block(p, g, DT, k0, c2, h)
+                return loop(c, DT, 0, -(-K // _KB) * _KB, _KB, kblock)
+            if R == RB:
+                return half(T.c(0), cur)
+            return loop(cur, DT, 0, R // RB, 1, half)
 
         def whole(cur: str, DT: str, base: str | None, count: int | str) -> str:
             return loop(cur, DT, 0, count, 1,
-                        lambda p, c: panel(p, T.bin("addi", p, base) if base else p, DT, c, R))
+                        lambda p, c: panel(p, T.bin("addi", p, base) if base else p, DT, c))
 
         def tail(cur: str) -> str:
-            return panel(T.c(full), T.c(full), P2, cur, rows - full * R)
+            return cur
+        full = panels                    # the partial panel is one of the loop's
 
     if tasks > 1 and full >= tasks:
         chunk = -(-full // tasks)
@@ -671,22 +693,27 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             acc_init = T.v("fv")
             T.e(f"{acc_init} = vector.broadcast {arg(fv)} : f32 to {VT}")
     tails = (m % MR != 0, n % NR != 0)
-    CT = _vt((NR, MR))  # a swapped tile as C holds it
     if swap:
         zero_tile = T.v("zt")
         T.e(f"{zero_tile} = arith.constant dense<0.0> : {VT}")
 
-    def transpose_tile(acc: str) -> str:
-        """vector<MR x NR> -> vector<NR x MR>: per 16 columns, the MR rows'
-        vector<16> zipped by vector.shuffle (_zip_rows), then the rows of
-        the transpose cut out of the zipped vectors."""
-        out = T.v("tt")
-        T.e(f"{out} = arith.constant dense<0.0> : {CT}")
+    def transpose_pieces(acc: str) -> list[tuple[int, str]]:
+        """vector<MR x NR> -> the transpose as [(offset, vector<16>)], each
+        the G = 16 / MR rows from offset on of the transpose, flat: per 16
+        columns, the MR rows' vector<16> zipped by vector.shuffle
+        (_zip_rows); zipped vector v of half h holds rows 16h + G*v .. + G
+        (the store shape_casts it to a G x MR sub-tile). Why pieces, not one vector<NR x MR>: inserting the rows
+        into one tile canonicalizes to a from_elements of NR*MR scalars
+        (and the tile is written row by row anyway): the 64x120x84 forward
+        kernel was 4.3k LLVM ops. Emitted once per tile, before the
+        tail branch (both branches store the same pieces)."""
         rows = []
         for r_ in range(MR):
             x_ = T.v("tr")
             T.e(f"{x_} = vector.extract {acc}[{r_}] : {_vt((NR,))} from {VT}")
             rows.append(x_)
+        G = 16 // MR
+        out = []
         for h in range(NR // 16):
             vs = rows if NR == 16 else []
             for x_ in rows if NR != 16 else []:
@@ -695,14 +722,7 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                     f"strides = [1]}} : {_vt((NR,))} to {_vt((16,))}")
                 vs.append(y_)
             for v, vec in enumerate(_zip_rows(T, vs)):
-                for u in range(16 // MR):  # vec: columns 16v/MR + u of the block, MR lanes each
-                    piece = T.v("tp")
-                    T.e(f"{piece} = vector.extract_strided_slice {vec} {{offsets = [{u * MR}], sizes = [{MR}], "
-                        f"strides = [1]}} : {_vt((16,))} to {_vt((MR,))}")
-                    nxt = T.v("tt")
-                    T.e(f"{nxt} = vector.insert {piece}, {out} [{16 * h + 16 * v // MR + u}] "
-                        f": {_vt((MR,))} into {CT}")
-                    out = nxt
+                out.append((16 * h + G * v, vec))
         return out
 
     def tile_read(src: str, stype: str, idx: list[str], vshape, perm: str | None, inb: list[bool], elem="f32"):
@@ -716,8 +736,14 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
             f"{stype}, {_vt(vshape, elem)}")
         return r
 
-    def epilogue(acc: str, row: str, col: str, inb: bool, ts: tuple[int, int]) -> str:
-        """The chain applied to the ts-shaped tile acc of C at (row, col)."""
+    def epilogue(acc: str, row: str, col: str, inb: bool, ts: tuple[int, int], flat: bool = False) -> str:
+        """The chain applied to the ts-shaped tile acc of C at (row, col).
+        `flat`: acc and the result are the tile as one 1-D vector (its
+        operand tiles are read, then shape_cast): a swapped tile's pieces,
+        whose 2 x 8 ops LLVM would unroll row by row (~45 extra LLVM ops a
+        piece in B6's dense forward kernels)."""
+        def vt(elem: str) -> str:
+            return _vt((ts[0] * ts[1],), elem) if flat else _vt(ts, elem)
         cur_val = mm.results[0]
         cur = acc
         for g in chain:
@@ -736,7 +762,7 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                     s = T.v("s")
                     T.e(f"{s} = tensor.extract {name}[] : {v.type}")
                     r = T.v("b")
-                    T.e(f"{r} = vector.broadcast {s} : {elem} to {_vt(ts, elem)}")
+                    T.e(f"{r} = vector.broadcast {s} : {elem} to {vt(elem)}")
                     env[block.arguments[j]] = r
                     continue
                 idx, src_of = [], {}
@@ -750,8 +776,13 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                 dims = ", ".join(f"s{q}" for q in range(st.rank))
                 res = ", ".join(f"s{src_of[p]}" if p in src_of else "0" for p in (0, 1))
                 perm = f"affine_map<({dims}) -> ({res})>"
-                env[block.arguments[j]] = tile_read(name, str(v.type), idx, ts, perm,
-                                                    [inb or p not in src_of for p in (0, 1)], elem)
+                tv = tile_read(name, str(v.type), idx, ts, perm, [inb or p not in src_of for p in (0, 1)],
+                               elem)
+                if flat:
+                    fv_ = T.v("fl")
+                    T.e(f"{fv_} = vector.shape_cast {tv} : {_vt(ts, elem)} to {vt(elem)}")
+                    tv = fv_
+                env[block.arguments[j]] = tv
             for o in block.operations:
                 o = o.operation
                 if o.name == "linalg.yield":
@@ -765,19 +796,20 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                     dv = defining_op(v)
                     r = T.v("k")
                     if dv is not None and dv.name == "arith.constant":
-                        sp = ir.DenseElementsAttr.get_splat(ir.VectorType.get(list(ts), v.type),
+                        shape = [ts[0] * ts[1]] if flat else list(ts)
+                        sp = ir.DenseElementsAttr.get_splat(ir.VectorType.get(shape, v.type),
                                                             dv.attributes["value"])
                         T.e(f"{r} = arith.constant {sp}")
                     else:
-                        T.e(f"{r} = vector.broadcast {arg(v)} : {v.type} to {_vt(ts, str(v.type))}")
+                        T.e(f"{r} = vector.broadcast {arg(v)} : {v.type} to {vt(str(v.type))}")
                     env[v] = r
                     ops.append(r)
-                rt = _vt(ts, str(o.results[0].type))
+                rt = vt(str(o.results[0].type))
                 r = T.v("x")
                 attrs = ", ".join(f"{nm} = {o.attributes[nm]}" for nm in
                                   (getattr(x, "name", x) for x in o.attributes))
                 attrs = f" {{{attrs}}}" if attrs else ""
-                tys = ", ".join(_vt(ts, str(v.type)) for v in o.operands)
+                tys = ", ".join(vt(str(v.type)) for v in o.operands)
                 T.e(f'{r} = "{o.name}"({", ".join(ops)}){attrs} : ({tys}) -> {rt}')
                 env[o.results[0]] = r
             cur_val = g.results[0]
@@ -890,21 +922,33 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
                 T.e(f"{w} = vector.transfer_write {out}, {t4}[{lrow}, {lcol}] "
                     f"{{in_bounds = [{str(inb).lower()}, {str(inb).lower()}]}} : {VT}, {ctype}")
                 return w
-            # swapped: the tile is C^T; C's rows are its columns
-            out = transpose_tile(acc)
-            if not (first and fill is not None):
-                src, st, at = (c, str(C.type), [col, row]) if first and c is not None and c != d \
-                    else (t4, ctype, [lcol, lrow])
-                prev = tile_read(src, st, at, (NR, MR), None, [inb, inb])
-                x_ = T.v("x")
-                T.e(f"{x_} = arith.addf {out}, {prev} : {CT}")
-                out = x_
-            if lastk and chain:
-                out = epilogue(out, col, row, inb, (NR, MR))
-            w = T.v("w")
-            T.e(f"{w} = vector.transfer_write {out}, {t4}[{lcol}, {lrow}] "
-                f"{{in_bounds = [{str(inb).lower()}, {str(inb).lower()}]}} : {CT}, {ctype}")
-            return w
+            # swapped: the tile is C^T; C's rows are its columns, stored as
+            # the transpose's pieces of G rows
+            G = 16 // MR
+            PT, V16 = _vt((G, MR)), _vt((16,))
+            cur_t = t4
+            for off, out in pieces:
+                coff_ = T.bin("addi", col, T.c(off)) if off else col
+                lcoff_ = T.bin("addi", lcol, T.c(off)) if off else lcol
+                if not (first and fill is not None):
+                    src, st, at = (c, str(C.type), [coff_, row]) if first and c is not None and c != d \
+                        else (cur_t, ctype, [lcoff_, lrow])
+                    prev = tile_read(src, st, at, (G, MR), None, [inb, inb])
+                    pf, x_ = T.v("fl"), T.v("x")
+                    T.e(f"{pf} = vector.shape_cast {prev} : {PT} to {V16}")
+                    T.e(f"{x_} = arith.addf {out}, {pf} : {V16}")
+                    out = x_
+                if lastk and chain:
+                    out = epilogue(out, coff_, row, inb, (G, MR), flat=True)
+                sc = T.v("tp")
+                T.e(f"{sc} = vector.shape_cast {out} : {V16} to {PT}")
+                out = sc
+                w = T.v("w")
+                T.e(f"{w} = vector.transfer_write {out}, {cur_t}[{lcoff_}, {lrow}] "
+                    f"{{in_bounds = [{str(inb).lower()}, {str(inb).lower()}]}} : {PT}, {ctype}")
+                cur_t = w
+            return cur_t
+        pieces = transpose_pieces(acc) if swap else None
         w = branched(ctype, store)
         T.end_loop(w, ctype)
         T.end_loop(rj, ctype)

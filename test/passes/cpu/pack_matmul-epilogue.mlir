@@ -72,23 +72,39 @@ func.func @two_users(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<64
 }
 
 // x @ W^T + bias, relu (W stored [n, k]) computed as C^T = W x^T: each 4x16
-// tile of C^T is transposed to a 16x4 tile of C, then the epilogue reads the
-// bias along C's columns; the tails of both dims (45 = 11*4 + 1 rows of W,
-// 24 = 16 + 8 rows of x) take masked transfers in the tail tiles only.
+// tile of C^T is transposed (zips, once, before the tail branch) into four
+// pieces of 4 rows of C, each taking the epilogue as one vector<16> (the
+// bias read along C's columns as a 4x4 tile, flattened) and written as a
+// 4x4 sub-tile; the tails of both dims (45 = 11*4 + 1 rows of W, 24 = 16 + 8 rows of
+// x) take masked transfers in the tail tiles only. x is packed by one block
+// of code (16 row reads, 4 rounds of zips, 16 writes) in one loop nest: its
+// partial second panel clamps the row indices to the last row (23), the
+// last k block (65 = 4*16 + 1) is shifted back to end at k = 65 (49).
 // CHECK-LABEL: func.func @dense_bt
+// CHECK:         scf.for {{.*}} -> (tensor<2x1040xf32>)
+// CHECK-NEXT:      scf.for {{.*}} = %c0 to %c80 step %c16 {{.*}} -> (tensor<2x1040xf32>)
+// CHECK-NEXT:        arith.minsi %{{.*}}, %c49 : index
+// CHECK:             arith.minsi %{{.*}}, %c23 : index
+// CHECK-COUNT-16:    vector.transfer_read %arg0[{{.*}} : tensor<24x65xf32>, vector<16xf32>
+// CHECK-COUNT-64:    vector.shuffle
+// CHECK-COUNT-16:    vector.transfer_write {{.*}} : vector<16xf32>, tensor<2x1040xf32>
+// CHECK-NOT:     vector.transfer_read %arg0
 // CHECK:         tensor.expand_shape {{.*}} into tensor<2x65x16xf32>
 // CHECK-COUNT-4:     arith.minui %{{.*}}, %c44 : index
 // CHECK:             scf.for {{.*}} -> (vector<4x16xf32>)
 // CHECK:               tensor.extract %arg1{{.*}} : tensor<45x65xf32>
 // CHECK:               vector.contract
 // CHECK:             scf.if
-// CHECK:               vector.insert {{.*}} into vector<16x4xf32>
-// CHECK:               vector.transfer_read %arg2{{.*}} : tensor<45xf32>, vector<16x4xf32>
-// CHECK:               arith.addf {{.*}} : vector<16x4xf32>
-// CHECK:               arith.maximumf {{.*}} : vector<16x4xf32>
-// CHECK:               vector.transfer_write %{{.*}}] : vector<16x4xf32>, tensor<24x45xf32>
+// CHECK-NOT:           vector.shuffle
+// CHECK:               vector.transfer_read %arg2{{.*}} : tensor<45xf32>, vector<4x4xf32>
+// CHECK:               vector.shape_cast {{.*}} : vector<4x4xf32> to vector<16xf32>
+// CHECK:               arith.addf {{.*}} : vector<16xf32>
+// CHECK:               arith.maximumf {{.*}} : vector<16xf32>
+// CHECK:               vector.shape_cast {{.*}} : vector<16xf32> to vector<4x4xf32>
+// CHECK:               vector.transfer_write %{{.*}}] : vector<4x4xf32>, tensor<24x45xf32>
 // CHECK:             } else {
-// CHECK:               vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<16x4xf32>, tensor<24x45xf32>
+// CHECK-NOT:           vector.shuffle
+// CHECK:               vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<4x4xf32>, tensor<24x45xf32>
 // CHECK-NOT:     linalg.generic
 // CHECK:         return
 #mk = affine_map<(m, n, k) -> (m, k)>

@@ -63,7 +63,7 @@ func.func @small(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>) -> tensor<64x128
 // CHECK:           arith.minsi %{{.*}}, %c63 : index
 // CHECK:                 tensor.extract %arg1{{.*}} : tensor<500x784xf32>
 // CHECK:                 vector.contract {{.*}} : vector<4x8xf32>, vector<4x32xf32> into vector<8x32xf32>
-// CHECK:               vector.transfer_write {{.*}} : vector<32x8xf32>, tensor<128x?xf32>
+// CHECK:               vector.transfer_write {{.*}} : vector<2x8xf32>, tensor<128x?xf32>
 // CHECK:           scf.forall.in_parallel
 // SERIAL-LABEL: func.func @dense_fwd
 // SERIAL-NOT:    scf.forall

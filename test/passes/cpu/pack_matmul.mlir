@@ -67,8 +67,9 @@ func.func @mm_view(%big: tensor<256x512xf32>, %b: tensor<256x256xf32>) -> tensor
 // smaller A: the kernel computes C^T = W x^T. A is packed (transposed by
 // shuffles) into 4 panels of 16 rows, W is read in place as the broadcast
 // operand (no per-call repack of the weight), and each 4x16 tile of C^T is
-// transposed in registers (two rounds of zips of its 4 rows, then 4-lane
-// pieces) and stored as a 16x4 tile of C.
+// transposed in registers (two rounds of zips of its 4 rows) and stored as
+// four 4x4 pieces of C (each zipped vector is four rows of C: no 16x4 tile
+// is assembled).
 
 // CHECK-LABEL: func.func @mm_bt
 // CHECK:         tensor.empty() : tensor<4x2048xf32>
@@ -81,8 +82,16 @@ func.func @mm_view(%big: tensor<256x512xf32>, %b: tensor<256x256xf32>) -> tensor
 // CHECK-COUNT-4:     vector.extract %{{.*}}[{{[0-3]}}] : vector<16xf32> from vector<4x16xf32>
 // CHECK-COUNT-8:     vector.shuffle
 // CHECK-NOT:         vector.shuffle
-// CHECK-COUNT-16:    vector.insert {{.*}} : vector<4xf32> into vector<16x4xf32>
-// CHECK:             vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<16x4xf32>, tensor<64x256xf32>
+// CHECK-NOT:         vector.insert
+// CHECK:           vector.shape_cast {{.*}} : vector<16xf32> to vector<4x4xf32>
+// CHECK-NEXT:        vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<4x4xf32>, tensor<64x256xf32>
+// CHECK:           vector.shape_cast {{.*}} : vector<16xf32> to vector<4x4xf32>
+// CHECK-NEXT:        vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<4x4xf32>, tensor<64x256xf32>
+// CHECK:           vector.shape_cast {{.*}} : vector<16xf32> to vector<4x4xf32>
+// CHECK-NEXT:        vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<4x4xf32>, tensor<64x256xf32>
+// CHECK:           vector.shape_cast {{.*}} : vector<16xf32> to vector<4x4xf32>
+// CHECK-NEXT:        vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<4x4xf32>, tensor<64x256xf32>
+// CHECK-NOT:         vector.transfer_write
 // CHECK:         return
 #mk = affine_map<(m, n, k) -> (m, k)>
 #nk = affine_map<(m, n, k) -> (n, k)>
