@@ -20,6 +20,7 @@
 //     of 256 bytes);
 //   * GM accesses inside the buffer given to SetGlobalBuffer;
 //   * Gather: byte offsets element-aligned and inside the source tensor.
+//   * SyncAll (a cross-core barrier) is an error: blocks run one after the other.
 // Blocks run sequentially over blockDim (GetBlockIdx() is the current one);
 // on-chip memories are poisoned (0xFF bytes: NaN floats) before each block, so
 // reading data nothing wrote shows. `half` is GCC's _Float16.
@@ -387,6 +388,13 @@ __aicore__ inline int64_t GetBlockNum() { return emu::block_num(); }
 enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL };
 enum class HardEvent : int { MTE2_V, V_MTE2, MTE3_V, V_MTE3, MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, M_FIX, FIX_M, MTE2_S, S_MTE2, V_S, S_V, MTE3_MTE2 };
 template <pipe_t P> __aicore__ inline void PipeBarrier() {}
+// SyncAll (a barrier across the launch's cores): blocks run one after the other here, so a block
+// waiting for the others could never be released; it is an error, not a silent no-op. Work that
+// needs every core's results (split-K's sum of partial products) is a second kernel launch.
+__aicore__ inline void SyncAll() {
+  emu::fail("SyncAll", "a barrier across cores cannot be honoured (blocks run one after the other); "
+                       "put the phase after it in a second kernel launch");
+}
 template <HardEvent E> __aicore__ inline void SetFlag(int32_t) {}
 template <HardEvent E> __aicore__ inline void WaitFlag(int32_t) {}
 

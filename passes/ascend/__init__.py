@@ -10,11 +10,17 @@
     cube.py             matmul kernels on the cube unit: GM -> L1 (ND -> NZ), L0A/L0B,
                         Mmad into L0C, Fixpipe to GM; double-buffered queues (the next
                         K step copied in under this one's Mmad); batched (batch and
-                        group strides, a shared A), f16 operands accumulating in f32
+                        group strides, a shared A), f16 operands accumulating in f32;
+                        split-K where the cost model says it pays (thin products with
+                        long K: (tile, K slice) items writing f32 partials to GM, a
+                        second launch sums them)
     conv.py             convolutions (forward, input and filter gradients; strided,
                         dilated, grouped) as groups: [filter permute / bias column]
                         -> im2col (DataCopyPad runs, or whole rows + Gather) ->
-                        batched cube matmul (double-buffered) -> [vector epilogue]
+                        batched cube matmul (double-buffered) -> [vector epilogue];
+                        f32 or f16 (AMP: f16 im2col, f32 accumulation in L0C, one
+                        rounding by Fixpipe F322F16; an f32 bias cast to f16 by a
+                        vector kernel of its own)
     pool.py             max and average pooling and their gradients on the vector
                         path, f32 or f16 (an f32 image on chip), dilated windows
                         (Gather tables, padding as a -inf / zero slot,
@@ -24,8 +30,8 @@
                         row-mode then a column-mode vector kernel
     group.py            matmul kernels with transposed operands / epilogues: a group
                         of kernels (transpose, cube, vector epilogue) over GM workspaces
-    scalar.py           the scalar fallback: any other kernel (f16 convolutions,
-                        middle-axis reductions, gathers)
+    scalar.py           the scalar fallback: any other kernel (middle-axis
+                        reductions, gathers, f16 matmuls with cast epilogues)
                         as scalar loops over GM, one core
     emit.py             Ascend C kernel, host tiling, launch stub, project layout
     cost.py             per-kernel report and the cost model

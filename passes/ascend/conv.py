@@ -43,7 +43,21 @@ A kernel holding one `linalg.conv_2d_nchw_fchw` or, grouped,
 What is left of the kernel (bias, relu, the relu mask, an optimizer update)
 is a vector kernel planned by vector.py from a copy of the function in which
 the conv result is an argument, as group.py does for matmul epilogues.
-f16 convolutions raise Unsupported (the scalar fallback).
+f16 convolutions (AMP) take the same path in half: im2col moves halves (UB
+rows padded to 16 elements, the Gather's zero margin one 32-byte block), the
+cube multiplies f16 fractals accumulating in f32 in L0C and Fixpipe rounds
+once to f16 (QuantMode_t::F322F16), as MindSpore's Ascend convolutions do. A
+bias (AMP: an f32 parameter cast to f16 inside the kernel, the cast a vector
+kernel of its own) is the filter's last column as in f32, so it is summed in
+the f32 accumulator and rounded once with the products. The result is the
+float32-accumulated convolution (+ bias) rounded to f16. The CPU target's
+f16 convolution accumulates in f16 (a rounding per multiply-add) and adds the
+bias after rounding, so the two targets differ there by a few f16 ulps on
+long reductions. Other f16 casts of arguments over a smaller domain than the
+result are also computed by kernels of their own (_side_casts) and read by
+the epilogue.
+Split-K (cube.py): the product may be split over K across idle cube cores
+(f32 results), its partials summed by a vector kernel ("ksum") after it.
 """
 from __future__ import annotations
 
@@ -330,7 +344,8 @@ def _dma_plan(kernel, func, kind, what, ins, outs, tiling, ub_bytes, tile, copie
 
 
 def im2col_plan(inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int, strides, dils, flip: bool,
-                kernel: str, func: str, *, soc: str, cores: int, in_shape, ones: bool = False) -> Plan:
+                kernel: str, func: str, *, soc: str, cores: int, in_shape, ones: bool = False,
+                es: int = F32) -> Plan:
     """col[B, C*KH*KW (+1), OH*OW] of `inp` (see the module docstring);
     `ones`: a last row of ones per image (the bias column's partner).
     Two forms: runs (unit width stride, no interleave, no crop: DataCopyPad
@@ -346,7 +361,7 @@ def im2col_plan(inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int,
     for gather in forms:
         try:
             plan = _im2col_form(gather, inp, C, B, KH, KW, OH, OW, strides, dils, flip, kernel, func, soc=soc,
-                                cores=cores, in_shape=in_shape, ones=ones)
+                                cores=cores, in_shape=in_shape, ones=ones, es=es)
         except Unsupported:
             if gather and len(forms) > 1:
                 continue
@@ -358,11 +373,13 @@ def im2col_plan(inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int,
 
 
 def _im2col_form(gather: bool, inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int, strides, dils,
-                 flip: bool, kernel: str, func: str, *, soc: str, cores: int, in_shape, ones: bool) -> Plan:
+                 flip: bool, kernel: str, func: str, *, soc: str, cores: int, in_shape, ones: bool,
+                 es: int = F32) -> Plan:
     sh, sw = strides
     dh, dw = dils
     padded = inp.padded
-    pitch = align_up(OW)
+    lanes = 32 // es                               # elements per 32-byte block (8 f32, 16 f16)
+    pitch = align_up(OW, lanes)
     G = inp.G
     items = B * G * C * KH * (1 if gather else KW)
     block_dim, per = _split(items, cores)
@@ -371,69 +388,73 @@ def _im2col_form(gather: bool, inp: _Input, C: int, B: int, KH: int, KW: int, OH
               "pt": inp.pt & 0xFFFFFFFF, "pl": inp.pl & 0xFFFFFFFF, "flip": int(flip)}
     rows_max = min(OH, inp.H)
     if gather:
-        pin = 8 + align_up(inp.W)                      # a source row after its 8 zeros (the Gather's zero)
-        if 2 * (pin + pitch) * F32 > 2 * UB_TILE_BYTES or KW * pitch * 4 > ZERO_ROWS_BYTES * 2:
+        pin = lanes + align_up(inp.W, lanes)           # a source row after a block of zeros (the Gather's zero)
+        if 2 * (pin + pitch) * es > 2 * UB_TILE_BYTES or KW * pitch * 4 > ZERO_ROWS_BYTES * 2:
             raise Unsupported(f"an im2col row of {inp.W} -> {OW} elements does not fit UB")
-        tile_rows = max(1, min(rows_max, UB_TILE_BYTES // ((pin + pitch) * F32)))
-        ub = 2 * tile_rows * (pin + pitch) * F32 + KW * pitch * 4
+        tile_rows = max(1, min(rows_max, UB_TILE_BYTES // ((pin + pitch) * es)))
+        ub = 2 * tile_rows * (pin + pitch) * es + KW * pitch * 4
     else:
-        tile_rows = max(1, min(OH, UB_TILE_BYTES // (pitch * F32)))
-        ub = 2 * tile_rows * pitch * F32
-    zero_rows = max(1, min(OH, ZERO_ROWS_BYTES // (pitch * F32))) if padded or ones else 0
-    ub += (int(padded) + int(ones)) * zero_rows * pitch * F32
+        tile_rows = max(1, min(OH, UB_TILE_BYTES // (pitch * es)))
+        ub = 2 * tile_rows * pitch * es
+    zero_rows = max(1, min(OH, ZERO_ROWS_BYTES // (pitch * es))) if padded or ones else 0
+    ub += (int(padded) + int(ones)) * zero_rows * pitch * es
     tiling.update({"tileRows": tile_rows, "zeroRows": zero_rows, "ones": int(ones), "items": items,
                    "itemsPerCore": per, "blockDim": block_dim})
     row_tiles = -(-rows_max // tile_rows)
     fills = (2 if inp.ry > 1 else 4) if padded else 0
     if gather:     # per (b, c, kh): the rows in once, KW gathered blocks out
         copies = row_tiles * (1 + KW) + KW * min(fills, 2)
-        moved = (rows_max * inp.W + KW * OH * OW) * F32
+        moved = (rows_max * inp.W + KW * OH * OW) * es
     else:
-        copies, moved = 2 * row_tiles + fills, 2 * OH * OW * F32
+        copies, moved = 2 * row_tiles + fills, 2 * OH * OW * es
     rows = C * KH * KW + int(ones)
     plan = _dma_plan(kernel, func, "im2col", "im2col", [(inp.numel, in_shape)],
                      [(B * G * rows * OH * OW, [B * G, rows, OH * OW])], tiling, ub,
                      f"{tile_rows}x{OW}", copies, moved)
     plan.dma["padded"] = padded
     plan.dma["gather"] = gather
+    _typed_dma(plan, es)
     if gather:     # one Gather per source row and kw; the tables once per core
-        plan.dma["vector_per_item"] = KW * rows_max * (8 + math.ceil(pitch * F32 / 256))
+        plan.dma["vector_per_item"] = KW * rows_max * (8 + math.ceil(pitch * es / 256))
         plan.dma["setup"] = (KW * pitch, 2 + int(padded) + int(ones))
     plan.soc = soc
     return plan
 
 
 def permute_plan(A: int, Bd: int, inner: int, kernel: str, func: str, *, soc: str, cores: int, in_shape,
-                 groups: int = 1) -> Plan:
+                 groups: int = 1, es: int = F32) -> Plan:
     """y[g, Bd, A, inner] = x[g, A, Bd, inner] (g < groups) by DataCopyPad runs
-    of `inner` elements."""
-    pitch = align_up(inner)
-    if pitch * F32 > UB_TILE_BYTES:
+    of `inner` elements (`es`: bytes per element, 4 f32 or 2 f16)."""
+    pitch = align_up(inner, 32 // es)
+    if pitch * es > UB_TILE_BYTES:
         raise Unsupported(f"permuting runs of {inner} elements does not fit UB")
-    tile_b = max(1, min(Bd, UB_TILE_BYTES // (pitch * F32)))
+    tile_b = max(1, min(Bd, UB_TILE_BYTES // (pitch * es)))
     block_dim, per = _split(groups * A, cores)
     tiling = {"A": A, "Bd": Bd, "inner": inner, "tileB": tile_b, "items": groups * A, "itemsPerCore": per,
               "blockDim": block_dim}
     n = groups * A * Bd * inner
     plan = _dma_plan(kernel, func, "permute", "permute", [(n, in_shape)],
-                     [(n, [groups * Bd, A * inner])], tiling, 2 * tile_b * pitch * F32,
-                     f"{tile_b}x{inner}", 2 * -(-Bd // tile_b), 2 * Bd * inner * F32)
+                     [(n, [groups * Bd, A * inner])], tiling, 2 * tile_b * pitch * es,
+                     f"{tile_b}x{inner}", 2 * -(-Bd // tile_b), 2 * Bd * inner * es)
+    _typed_dma(plan, es)
     plan.soc = soc
     return plan
 
 
-def augment_plan(O: int, K: int, kernel: str, func: str, *, soc: str, cores: int, in_shapes) -> Plan:
+def augment_plan(O: int, K: int, kernel: str, func: str, *, soc: str, cores: int, in_shapes,
+                 es: int = F32) -> Plan:
     """y[O, K + 1] = [a | bias]: the filter matrix with the bias as a last column."""
-    pitch = align_up(K)
-    if pitch * F32 > UB_TILE_BYTES:
+    pitch = align_up(K, 32 // es)
+    if pitch * es > UB_TILE_BYTES:
         raise Unsupported(f"a filter row of {K} elements does not fit UB")
-    tile_rows = max(1, min(O, UB_TILE_BYTES // (pitch * F32)))
+    tile_rows = max(1, min(O, UB_TILE_BYTES // (pitch * es)))
     chunks = -(-O // tile_rows)
     block_dim, per = _split(chunks, cores)
     tiling = {"O": O, "K": K, "tileRows": tile_rows, "items": chunks, "itemsPerCore": per, "blockDim": block_dim}
     plan = _dma_plan(kernel, func, "augment", "augment", [(O * K, in_shapes[0]), (O, in_shapes[1])],
-                     [(O * (K + 1), [O, K + 1])], tiling, 2 * tile_rows * pitch * F32, f"{tile_rows}x{K}", 4,
-                     2 * tile_rows * (K + 1) * F32)
+                     [(O * (K + 1), [O, K + 1])], tiling, 2 * tile_rows * pitch * es, f"{tile_rows}x{K}", 4,
+                     2 * tile_rows * (K + 1) * es)
+    _typed_dma(plan, es)
     plan.soc = soc
     return plan
 
@@ -480,6 +501,28 @@ class Kernel{op} {{
 """
 
 
+def _typed_dma(plan: Plan, es: int) -> None:
+    """Marks a data-movement plan as moving f16 (es 2) elements: GM arrays of
+    half, UB rows padded to 16 elements (32 bytes)."""
+    plan.dma["dtype"] = "f16" if es == 2 else "f32"
+    if es == 2:
+        plan.shapes["in_dtypes"] = ["float16"] * len(plan.inputs)
+        plan.shapes["out_dtypes"] = ["float16"] * len(plan.outputs)
+
+
+# the f32 source's spellings -> f16 (elements of 2 bytes: 16 per 32-byte block; the Gather's zero
+# margin one block of 16 halves)
+_HALF = [("float", "half"), ("0.0f", "(half)0.0f"), ("1.0f", "(half)1.0f"), (" + 7) / 8 * 8", " + 15) / 16 * 16"),
+         ("rowPitch = 8 + ", "rowPitch = 16 + "), ("// 8 zeros, then", "// 16 zeros, then"),
+         ("DataCopyPad(s[8], ", "DataCopyPad(s[16], "), ("src = 8 + v / rx", "src = 16 + v / rx")]
+
+
+def _half_source(src: str) -> str:
+    for a, b in _HALF:
+        src = src.replace(a, b)
+    return src
+
+
 def dma_source(plan: Plan, bug: str = "") -> str:
     t = plan.dma["tiling"]
     op = camel(plan.kernel)
@@ -499,6 +542,8 @@ def dma_source(plan: Plan, bug: str = "") -> str:
         body = _im2col_gather_body(op, plan, plan.dma["padded"], bool(t["ones"]))
     else:
         body = _im2col_body(op, plan, plan.dma["padded"], bool(t["ones"]))
+    if plan.dma.get("dtype") == "f16":
+        body = _half_source(body)
     return head + body + (
         f'\nextern "C" __global__ __aicore__ void {plan.kernel}({xs}, GM_ADDR y0, GM_ADDR workspace, '
         f"GM_ADDR tiling) {{\n  GET_TILING_DATA(tilingData, tiling);\n  Kernel{op} op;\n"
@@ -783,24 +828,84 @@ class Kernel{op} {{
 
 
 # ----------------------------------------------------------------------------- the group
-def _epilogue(fn: ir.Operation, root: ir.Value, scratch: ir.Module) -> ir.Operation:
-    """A copy of kernel function `fn` in `scratch` whose value `root` is a new
-    last argument (every op left without a use removed)."""
+def _epilogue(fn: ir.Operation, root: ir.Value, scratch: ir.Module, extra=()) -> ir.Operation:
+    """A copy of kernel function `fn` in `scratch` whose value `root` (then
+    each of `extra`) is a new last argument (every op left without a use
+    removed)."""
     block0 = fn.regions[0].blocks[0]
     ops0 = [o.operation for o in block0.operations]
-    owner = _op(root)
-    idx, res = ops0.index(owner), list(owner.results).index(root)
+    where = [(ops0.index(_op(v)), list(_op(v).results).index(v)) for v in (root, *extra)]
     with fn.context, ir.Location.unknown():
         clone = fn.clone(ip=ir.InsertionPoint(scratch.body))
         block = clone.regions[0].blocks[0]
-        cop = [o.operation for o in block.operations][idx]
-        arg = block.add_argument(cop.results[res].type, ir.Location.unknown())
-        cop.results[res].replace_all_uses_with(arg)
+        cops = [o.operation for o in block.operations]
+        for idx, res in where:
+            arg = block.add_argument(cops[idx].results[res].type, ir.Location.unknown())
+            cops[idx].results[res].replace_all_uses_with(arg)
         erase_dead_ops(block)
         ins = [a.type for a in block.arguments]
         outs = list(ir.FunctionType(ir.TypeAttr(clone.attributes["function_type"]).value).results)
         clone.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, outs))
     return clone
+
+
+def _slice(fn: ir.Operation, value: ir.Value, scratch: ir.Module) -> ir.Operation:
+    """A copy of kernel function `fn` in `scratch` returning only `value`
+    (every op it does not need removed, the unused arguments kept)."""
+    block0 = fn.regions[0].blocks[0]
+    ops0 = [o.operation for o in block0.operations]
+    idx, res = ops0.index(_op(value)), list(_op(value).results).index(value)
+    with fn.context, ir.Location.unknown():
+        clone = fn.clone(ip=ir.InsertionPoint(scratch.body))
+        block = clone.regions[0].blocks[0]
+        cops = [o.operation for o in block.operations]
+        ret = cops[-1]
+        with ir.InsertionPoint.at_block_terminator(block):
+            ir.Operation.create("func.return", operands=[cops[idx].results[res]])
+        ret.erase()
+        erase_dead_ops(block)
+        ins = [a.type for a in block.arguments]
+        clone.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, [value.type]))
+    return clone
+
+
+def _side_casts(fn: ir.Operation, root: ir.Value) -> list:
+    """The values of `fn` that are a cast (linalg.generic of one arith.truncf /
+    extf) of a kernel argument over a smaller domain than `root` (the AMP
+    bias: b[O] f32 -> f16, added to the f16 conv result): the epilogue reads
+    them as arguments, each computed by a vector kernel of its own (one
+    kernel cannot tile two iteration spaces)."""
+    block = fn.regions[0].blocks[0]
+    rank = ir.RankedTensorType(root.type).rank
+    return [op.results[0] for op in [o.operation for o in block.operations]
+            if op.name == "linalg.generic" and _arg_cast(op.results[0], block)
+            and ir.RankedTensorType(op.results[0].type).rank < rank]
+
+
+def _arg_cast(v: ir.Value, block) -> bool:
+    """Whether `v` is a linalg.generic casting (arith.truncf / extf) a kernel argument."""
+    op = _op(v)
+    if op is None or op.name != "linalg.generic" or len(op.operands) != 2 or len(op.results) != 1:
+        return False
+    body = [o.operation.name for o in op.regions[0].blocks[0].operations]
+    return body[:-1] in (["arith.truncf"], ["arith.extf"]) and op.operands[0].owner == block
+
+
+def _partial_sum_fn(S: int, n: int, scratch: ir.Module) -> ir.Operation:
+    """func(p: tensor<S x n x f32>) -> tensor<n x f32>: y = the sum over s of
+    p[s] (split-K's second kernel: a first-axis sum, vector.py's column mode)."""
+    from mlir.dialects import func as func_d
+
+    from .split import _sum
+    f32 = ir.F32Type.get()
+    t_in, t_out = ir.RankedTensorType.get([S, n], f32), ir.RankedTensorType.get([n], f32)
+    with ir.InsertionPoint(scratch.body):
+        f = func_d.FuncOp("ksum", ir.FunctionType.get([t_in], [t_out]))
+        f.attributes["mskernel.kind"] = ir.Attribute.parse("#mskernel.kind<reduce>")
+        blk = f.add_entry_block()
+        with ir.InsertionPoint(blk):
+            func_d.ReturnOp([_sum(blk.arguments[0], [0, 1], 2, [1], [0], [n])])
+    return f.operation
 
 
 def _single_use(v: ir.Value):
@@ -809,8 +914,9 @@ def _single_use(v: ir.Value):
 
 
 def _bias_add(v: ir.Value, block, O: int):
-    """The argument index of b when `v`'s only use is v[n, o, h, w] + b[o]
-    (a linalg.generic), else None."""
+    """b when `v`'s only use is v[n, o, h, w] + b[o] (a linalg.generic), b a
+    kernel argument or (AMP) the f16 cast of one (a _side_casts value), else
+    None."""
     op = _single_use(v)
     if op is None or op.name != "linalg.generic" or len(op.operands) != 3 or len(op.results) != 1:
         return None
@@ -819,7 +925,7 @@ def _bias_add(v: ir.Value, block, O: int):
     args = list(op.regions[0].blocks[0].arguments)
     ident = [f"d{i}" for i in range(4)]
     b = op.operands[1] if op.operands[0] == v else op.operands[0]
-    if b.owner != block or list(ir.RankedTensorType(b.type).shape) != [O]:
+    if list(ir.RankedTensorType(b.type).shape) != [O] or (b.owner != block and not _arg_cast(b, block)):
         return None
     iv, ib = (0, 1) if op.operands[0] == v else (1, 0)
     if [str(e) for e in maps[iv].results] != ident or [str(e) for e in maps[ib].results] != ["d1"] or \
@@ -828,7 +934,7 @@ def _bias_add(v: ir.Value, block, O: int):
     if len(ops) != 2 or ops[0].name != "arith.addf" or set(ops[0].operands) != {args[0], args[1]} or \
             ops[1].operands[0] != ops[0].results[0]:
         return None
-    return b.arg_number
+    return b
 
 
 def _conv_result(conv) -> tuple:
@@ -857,9 +963,16 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
     func = ir.StringAttr(fn.attributes["sym_name"]).value
     block = fn.regions[0].blocks[0]
     strides, dil = _ints(conv.attributes["strides"]), _ints(conv.attributes["dilations"])
-    for v in list(conv.operands)[:2]:
-        if not isinstance(ir.RankedTensorType(v.type).element_type, ir.F32Type):
-            raise Unsupported("a convolution that is not f32")
+    etypes = {type(ir.RankedTensorType(v.type).element_type) for v in list(conv.operands)}
+    if etypes == {ir.F16Type}:
+        # f16 operands: f16 im2col, the cube's f16 Mmad accumulating in f32 in L0C, one rounding to
+        # f16 by Fixpipe (F322F16) -- MindSpore/Ascend's f16 convolution; the CPU target accumulates
+        # in f16 (see the module docstring)
+        dtype, es = "f16", 2
+    elif etypes == {ir.F32Type}:
+        dtype, es = "f32", F32
+    else:
+        raise Unsupported("a convolution that is neither f32 nor f16 (operands and result of one type)")
     init = conv.operands[2]
     from .plan import _const_scalar
     if _const_scalar(init) != 0.0:
@@ -888,20 +1001,31 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
     if flt.perm is not None:
         g_, a_, bd_, inner_ = flt.perm
         pp = permute_plan(a_, bd_, inner_, f"{kernel}_wt", func, soc=soc, cores=cores[0], in_shape=flt.shape,
-                          groups=g_)
+                          groups=g_, es=es)
         a_src = ws(pp.shapes["out"][0])
         parts.append((pp, [("arg", flt.arg)], [a_src]))
     a_shape = arg_shapes[flt.arg] if a_src[0] == "arg" else workspaces[a_src[1]]
     # the root: the conv's result (grouped: collapsed), its transpose (written so by
     # Fixpipe) or its sum with a per-channel bias (an extra K column: [W | b] @ [col; 1])
     root, transposed = _conv_result(conv)
+    # (f16: the bias is the f16 cast of an f32 argument, cast by a vector kernel of its own; it is
+    # then summed in the f32 accumulator with the products and rounded once with them)
     bias = None if transposed else _bias_add(root, block, G * O)
+    side = _side_casts(fn, root)
     if bias is not None:
         root = _single_use(root).results[0]
+        b_src = ("arg", bias.arg_number) if isinstance(bias.owner, ir.Block) else None
+        if b_src is None:
+            with fn.context, ir.Location.unknown():
+                scratch0 = ir.Module.create()
+                sp = build_vector(_slice(fn, bias, scratch0), f"{kernel}_bcast")
+            b_src = ws([G * O])
+            parts.append((sp, [("arg", j) for j in range(len(args))], [b_src]))
+            side = [v for v in side if v != bias]
         ap = augment_plan(G * O, K, f"{kernel}_bias", func, soc=soc, cores=cores[0],
-                          in_shapes=[a_shape, arg_shapes[bias]])
+                          in_shapes=[a_shape, [G * O]], es=es)
         aug = ws([G * O, K + 1])
-        parts.append((ap, [a_src, ("arg", bias)], [aug]))
+        parts.append((ap, [a_src, b_src], [aug]))
         a_src, a_shape, K = aug, [G * O, K + 1], K + 1
     # batch t = (b, g): A_g rows g*O.., col_t, C_t (offsets (t / G) * s + (t % G) * g of each operand)
     layout = {"sA": 0, "sB": G * K * P, "sC": G * O * P, "lda": K, "ldb": P, "ldc": P,
@@ -909,12 +1033,22 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
     if transposed:          # C_t[O, P] at [g, o, b, p] of the [G*O, B, P] result
         layout.update(sC=P, gC=O * B * P, ldc=B * P)
     ip = im2col_plan(inp, C, B, KH, KW, OH, OW, strides, dil, flt.flip, f"{kernel}_im2col", func, soc=soc,
-                     cores=cores[0], in_shape=arg_shapes[inp.arg], ones=bias is not None)
+                     cores=cores[0], in_shape=arg_shapes[inp.arg], ones=bias is not None, es=es)
     col = ws(ip.shapes["out"][0])
     parts.append((ip, [("arg", inp.arg)], [col]))
     root_shape = list(ir.RankedTensorType(root.type).shape)
+    scratch_sum = []
+
+    def sum_plan(S: int, n: int) -> Plan:
+        with fn.context, ir.Location.unknown():
+            scratch_sum.append(ir.Module.create())
+            return build_vector(_partial_sum_fn(S, n, scratch_sum[-1]), f"{kernel}_ksum")
     cp = cube_plan(O, P, K, f"{kernel}_mm", func, "conv", soc=soc, cores=cores[1], model=model, batch=B * G,
-                   layout=layout, in_shapes=[a_shape, ip.shapes["out"][0]], out_shape=root_shape)
+                   layout=layout, in_shapes=[a_shape, ip.shapes["out"][0]], out_shape=root_shape, dtype=dtype,
+                   sum_plan=sum_plan)
+    if dtype == "f16":
+        cp.cube["out_dtype"] = "f16"
+        cp.shapes["out_dtypes"] = ["float16"]
     ret = [o.operation for o in block.operations][-1]
     r = ret.operands[0] if len(ret.operands) == 1 else None
     def unshaped(v):
@@ -925,16 +1059,30 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
     r = unshaped(r)
     direct = r is not None and r == unshaped(root)
     prod = ("out", 0) if direct else ws(root_shape)
-    parts.append((cp, [a_src, col], [prod]))
+    last = cp
+    if getattr(cp, "split_k", None):        # split-K: partials in a workspace, then their vector sum
+        S, sp = cp.split_k
+        partials = ws(cp.shapes["out"][0])
+        parts.append((cp, [a_src, col], [partials]))
+        sp.shapes["out"] = [root_shape]
+        parts.append((sp, [partials], [prod]))
+        last = sp
+    else:
+        parts.append((cp, [a_src, col], [prod]))
     if not direct:
+        casts = []
         with fn.context, ir.Location.unknown():
             scratch = ir.Module.create()
-            ep = _epilogue(fn, root, scratch)
+            for i, v in enumerate(side):
+                sp = build_vector(_slice(fn, v, scratch), f"{kernel}_cast{i}")
+                casts.append(ws(list(ir.RankedTensorType(v.type).shape)))
+                parts.append((sp, [("arg", j) for j in range(len(args))], [casts[-1]]))
+            ep = _epilogue(fn, root, scratch, side)
             vp = build_vector(ep, f"{kernel}_ep")
-        parts.append((vp, [("arg", i) for i in range(len(args))] + [prod],
+        parts.append((vp, [("arg", i) for i in range(len(args))] + [prod] + casts,
                       [("out", k) for k in range(len(ret.operands))]))
-    elif cp.shapes["out"][0] != list(ir.RankedTensorType(ret.operands[0].type).shape):
-        cp.shapes["out"] = [list(ir.RankedTensorType(ret.operands[0].type).shape)]
+    elif last.shapes["out"][0] != list(ir.RankedTensorType(ret.operands[0].type).shape):
+        last.shapes["out"] = [list(ir.RankedTensorType(ret.operands[0].type).shape)]
     plan = Plan(kernel=kernel, func=func, kind=kind_of(fn),
                 inputs=[(Value(f"in{i}", "full", "input", index=i), 0) for i in range(len(args))],
                 outputs=[(Value(f"out{k}", "full", "output", index=k), 0) for k in range(len(ret.operands))],

@@ -155,7 +155,7 @@ def _cube_estimate(plan: Plan) -> dict:
     f16 = plan.cube.get("dtype") == "f16"
     es, macs = (2, CUBE_MACS_F16) if f16 else (F32, CUBE_MACS)
     bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
-    ksteps = -(-t["K"] // bk)
+    ksteps = t.get("kPer") or -(-t["K"] // bk)      # split-K: the K steps of one slice
     mte2 = 2 * DMA_LATENCY + (bm * bk + bk * bn) * es // MTE_BYTES
     mmad = math.ceil(bm * bn * bk / macs)
     fix = DMA_LATENCY + bm * bn * F32 // MTE_BYTES

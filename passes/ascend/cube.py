@@ -25,6 +25,16 @@ and B tiles in before step s's Split/Mmad, so MTE2 runs under the cube
 free). Transposed operands and fused epilogues are
 group.py's (extra vector kernels over GM workspaces); batched matmuls with
 transposed operands or epilogues are not emitted (Unsupported).
+Split-K (cube_plan's `sum_plan`; conv.py's products use it): when the output
+tiles leave cube cores idle and K has several steps, an item is a (tile, K
+slice) pair on a core of its own, its f32 partial product written to a GM
+workspace (partial j at j * sS), and a second kernel launch -- a vector sum
+over the first axis -- adds them. A second launch is the phase boundary
+because the emulator runs blocks one after the other (SyncAll is an error
+there). Taken when the cost model's estimate of both kernels is below the
+unsplit one; f32 results only (an f16 result would need the sum to round).
+The cost model charges no launch overhead, so a split is taken however
+small its saving (a real NPU launch costs a few microseconds).
 """
 from __future__ import annotations
 
@@ -151,7 +161,7 @@ def plan_matmul(fn, kernel, *, soc, cores, model):
 
 def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc, cores, model,
               batch: int = 1, layout: dict | None = None, dtype: str = "f32", in_shapes=None,
-              out_shape=None) -> Plan:
+              out_shape=None, sum_plan=None) -> Plan:
     """The cube kernel of C_b[M, N] = A_b[M, K] @ B_b[K, N] for b < batch (all
     row-major in GM). `layout`: batch strides sA/sB/sC (sA = 0: one A for
     every batch, a convolution's filter) and row pitches lda/ldb/ldc, in
@@ -159,7 +169,17 @@ def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc,
     operand X at bo * sX + bi * gX. `dtype` "f16": A and B are half, the
     product accumulates in f32 in L0C (the cube's native mode) and C is f32.
     baseK is the candidate (64 .. 1024, as deep as two buffers fit L0A/L0B)
-    with the lowest cost-model estimate (cost.py)."""
+    with the lowest cost-model estimate (cost.py).
+
+    Split-K (`sum_plan` given: a callable (S, n) -> the vector plan of
+    y[n] = sum over s < S of p[s, n]): when the output tiles leave cube cores
+    idle and K has several steps, each (tile, K slice) is an item of its own
+    writing an f32 partial product to a GM workspace, and a second kernel
+    launch (the vector sum: the emulator has no barrier between cores, nor
+    has Ascend C one across a launch's blocks in general) adds them. Taken
+    when the two kernels' estimate is below the unsplit one; the returned
+    plan then has `split_k` = (S, the sum's plan) and writes [S, n] partials
+    (cube["split"] = S)."""
     from .cost import estimate
     es = 2 if dtype == "f16" else F32
     c0 = 32 // es
@@ -174,11 +194,35 @@ def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc,
         cyc = estimate(plan)["cycles"]
         if best is None or cyc < best[0]:
             best = (cyc, plan)
+    if sum_plan is None or dtype == "f16":
+        return best[1]      # (f16: the partials and their sum would need an f32 -> f16 rounding kernel; not yet)
+    t0 = best[1].cube["tiling"]
+    c_numel = best[1].cube["numel"][2]
+    if t0["tileNum"] >= cores or c_numel != batch * M * N:
+        return best[1]      # every core busy, or a result with gaps (the sum would write them)
+    sums: dict = {}
+    for bk in cands:        # each depth of K step, each number of slices (at least 2 steps' worth)
+        steps = -(-K // bk)
+        seen = set()
+        for S in range(2, min(cores // t0["tileNum"], steps) + 1):
+            per = -(-steps // S)
+            S = -(-steps // per)
+            if S in seen or S < 2:
+                continue
+            seen.add(S)
+            plan = _cube_plan(M, N, K, bk, kernel, func, kind, soc=soc, cores=cores, model=model, batch=batch,
+                              layout=layout, dtype=dtype, in_shapes=in_shapes, out_shape=out_shape, split=(S, per))
+            if S not in sums:
+                sums[S] = sum_plan(S, c_numel)
+            cyc = estimate(plan)["cycles"] + estimate(sums[S])["cycles"]
+            if cyc < best[0]:
+                plan.split_k = (S, sums[S])
+                best = (cyc, plan)
     return best[1]
 
 
 def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: str, *, soc, cores, model,
-               batch: int, layout: dict | None, dtype: str, in_shapes, out_shape) -> Plan:
+               batch: int, layout: dict | None, dtype: str, in_shapes, out_shape, split=None) -> Plan:
     lay = {"sA": M * K, "sB": K * N, "sC": M * N, "lda": K, "ldb": N, "ldc": N, "bG": 1, "gA": 0, "gB": 0, "gC": 0}
     lay.update(layout or {})
     for key in ("lda", "ldb"):
@@ -198,7 +242,8 @@ def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: st
     depth_in = 2 if 2 * l1 <= model.l1 and 2 * l0a <= model.l0a and 2 * l0b <= model.l0b else 1
     depth_c = 2 if 2 * l0c <= model.l0c else 1
     mt, nt = -(-M // bm), -(-N // bn)
-    tiles = batch * mt * nt
+    S, kper = split or (1, 0)
+    tiles = batch * mt * nt * S                 # split-K: an item per (tile, K slice)
     block_dim = min(cores, tiles)
     per = -(-tiles // block_dim)
     block_dim = -(-tiles // per)
@@ -207,9 +252,13 @@ def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: st
               "sC": lay["sC"], "lda": lay["lda"], "ldb": lay["ldb"], "ldc": lay["ldc"], "bG": lay["bG"],
               "gA": lay["gA"], "gB": lay["gB"], "gC": lay["gC"]}
     nb, g1 = batch // lay["bG"] - 1, lay["bG"] - 1
+    if S > 1:      # slice j of K steps [j * kPer, (j + 1) * kPer), its partial at j * sS
+        tiling.update({"kSplit": S, "kPer": kper, "sS": batch * M * N})
     a_numel = lay["sA"] * nb + lay["gA"] * g1 + (M - 1) * lay["lda"] + K
     b_numel = lay["sB"] * nb + lay["gB"] * g1 + (K - 1) * lay["ldb"] + N
     c_numel = lay["sC"] * nb + lay["gC"] * g1 + (M - 1) * lay["ldc"] + N
+    if S > 1:
+        c_numel = S * batch * M * N
     va = Value("in0", "full", "input", index=0)
     vb = Value("in1", "full", "input", index=1)
     vc = Value("out0", "full", "output", index=0)
@@ -220,13 +269,15 @@ def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: st
     lead = [batch] if batch > 1 else []
     dense = layout is None
     plan.shapes = {"in": in_shapes or ([lead + [M, K], lead + [K, N]] if dense else [[a_numel], [b_numel]]),
-                   "out": [out_shape or (lead + [M, N] if dense else [c_numel])]}
+                   "out": [[S, batch * M * N] if S > 1 else out_shape or (lead + [M, N] if dense else [c_numel])]}
     if dtype == "f16":
         plan.shapes["in_dtypes"] = ["float16", "float16"]
     plan.cube = {"tiling": tiling, "tiles": tiles, "tile": f"{bm}x{bn}x{bk}", "l1_bytes": depth_in * l1,
                  "l0a_bytes": depth_in * l0a, "l0b_bytes": depth_in * l0b, "l0c_bytes": depth_c * l0c,
                  "depth": (depth_in, depth_c), "batch": batch, "dtype": dtype,
-                 "numel": (a_numel, b_numel, c_numel)}
+                 "numel": (a_numel, b_numel, c_numel), "split": S}
+    if S > 1:
+        plan.cube["tile"] += f" split-K {S}"
     return plan
 
 
@@ -253,6 +304,8 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
     copy_here = "" if db else "\n      CopyIn(s);"
     prec = (f"f16 inputs, f32 accumulation in L0C, {'f16 (Fixpipe F322F16)' if TO == 'half' else 'f32'} result"
             if f16 else "f32")
+    if t.get("kSplit", 1) > 1:
+        return _split_source(plan, op, t, T, TO, quant, c0, frac, what, prec, depth_in, depth_c, a_n, b_n, c_n)
     return f"""// Ascend C cube kernel generated by msmlir (mskernel-lower-to-ascend, soc={plan.soc}) from the
 // kernel function @{plan.func}: {what} ({prec}),
 // base tile {plan.cube['tile']}, {t['tileNum']} output tiles over {t['blockDim']} cube cores.
@@ -373,3 +426,81 @@ extern "C" __global__ __aicore__ void {plan.kernel}(GM_ADDR x0, GM_ADDR x1, GM_A
   op.Process();
 }}
 """
+
+
+def _split_source(plan, op, t, T, TO, quant, c0, frac, what, prec, depth_in, depth_c, a_n, b_n, c_n) -> str:
+    """The split-K cube kernel: the plain kernel's copies and splits, with an
+    item per (tile, K slice) and its partial product written to slice j's
+    part of the workspace; the vector sum (a second launch) adds them."""
+    plain = dict(plan.cube)
+    plan.cube = dict(plain, tiling={k: v for k, v in t.items() if k not in ("kSplit", "kPer", "sS")})
+    try:
+        src = kernel_source(plan)
+    finally:
+        plan.cube = plain
+    db = depth_in == 2
+    head_old = src[:src.index("class Kernel")]
+    head = head_old.replace(f"{t['tileNum']} output tiles over",
+                            f"{t['tileNum']} (tile, K slice) items (split-K: {t['kSplit']} slices of {t['kPer']} K steps) over")
+    head = head.replace("#include", "// Each item writes its slice's f32 partial product to GM (partial j at j * sS); a second\n"
+                        "// kernel (the vector sum) adds the partials after this launch has finished.\n#include")
+    body = src[src.index("class Kernel"):]
+    start = body.index("  // One step = one K slice")
+    end = body.index("  // GM (ND) -> L1 (NZ")
+    proc = f"""  // Items (tile, K slice) one after the other, the steps of each K slice in order.{" The next step's" if db else ""}
+{"  // A and B tiles are copied in (MTE2) before this step's Split/Mmad (two L1 buffers per queue)." if db else ""}
+  __aicore__ inline void Process() {{
+    if (tileBegin >= tileEnd) return;
+    uint32_t item = tileBegin, kk = 0;{chr(10) + "    CopyIn(item, 0);" if db else ""}
+    LocalTensor<float> c1;
+    while (item < tileEnd) {{
+      uint32_t nItem = item, nk = kk + 1, n = Steps(item);
+      if (nk == n) {{ ++nItem; nk = 0; }}{chr(10) + "      if (nItem < tileEnd) CopyIn(nItem, nk);  // the next step's copies first (L1 depth 2)" if db else ""}
+      Locate(item, kk);
+      if (kk == 0) c1 = c1Que.AllocTensor<float>();{"" if db else chr(10) + "      CopyIn(item, kk);"}
+      SplitA(mt, kt);
+      SplitB(kt, nt);
+      LocalTensor<{T}> a2 = a2Que.DeQue<{T}>();
+      LocalTensor<{T}> b2 = b2Que.DeQue<{T}>();
+      MmadParams mp{{(uint16_t)mt, (uint16_t)nt, (uint16_t)kt, false, 0, false, false, false}};
+      mp.cmatrixInitVal = kk == 0;
+      Mmad(c1, a2, b2, mp);
+      a2Que.FreeTensor(a2);
+      b2Que.FreeTensor(b2);
+      if (kk + 1 == n) {{                          // the slice's last K step: its partial L0C -> GM
+        c1Que.EnQue(c1);
+        LocalTensor<float> c = c1Que.DeQue<float>();
+        Fixpipe(cGm[slice * sS + bo * sC + bi * gC + m0 * ldc + n0], c, FixpipeParamsV220{{(uint16_t)nt, (uint16_t)mt, (uint16_t)((mt + 15) / 16 * 16), ldc, true{quant}}});
+        c1Que.FreeTensor(c);
+      }}
+      item = nItem;
+      kk = nk;
+    }}
+  }}
+
+ private:
+  // K steps of item's slice: kPer, fewer in the last slice
+  __aicore__ inline uint32_t Steps(uint32_t item) {{
+    uint32_t first = item % kSplit * kPer;
+    return kSteps - first < kPer ? kSteps - first : kPer;
+  }}
+  // the geometry of step kk of item (tile, slice): batch (bo, bi), rows m0.. (mt), columns n0.. (nt), K k0.. (kt)
+  __aicore__ inline void Locate(uint32_t item, uint32_t kk) {{
+    uint32_t t = item / kSplit, b = t / batchTiles, r = t % batchTiles;
+    slice = item % kSplit;
+    bo = b / bG; bi = b % bG;
+    m0 = (r / nTiles) * baseM; n0 = (r % nTiles) * baseN; k0 = (slice * kPer + kk) * baseK;
+    mt = M - m0 < baseM ? M - m0 : baseM; nt = N - n0 < baseN ? N - n0 : baseN; kt = K - k0 < baseK ? K - k0 : baseK;
+  }}
+  __aicore__ inline void CopyIn(uint32_t item, uint32_t kk) {{
+    Locate(item, kk);
+    CopyInA(bo * sA + bi * gA + m0 * lda + k0, mt, kt);
+    CopyInB(bo * sB + bi * gB + k0 * ldb + n0, kt, nt);
+  }}
+"""
+    body = body[:start] + proc + body[end:]
+    body = body.replace("    bG = td.bG; gA = td.gA; gB = td.gB; gC = td.gC;",
+                        "    bG = td.bG; gA = td.gA; gB = td.gB; gC = td.gC; kSplit = td.kSplit; kPer = td.kPer; sS = td.sS;")
+    body = body.replace("  uint32_t tileBegin, tileEnd, kSteps, bo, bi, m0, n0, k0, mt, nt, kt;",
+                        "  uint32_t tileBegin, tileEnd, kSteps, bo, bi, m0, n0, k0, mt, nt, kt, kSplit, kPer, sS, slice;")
+    return head + body

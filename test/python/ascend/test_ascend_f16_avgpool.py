@@ -96,7 +96,8 @@ def test_f16_row_reduction_and_what_stays_scalar():
   %y = mindir.max_pool2d %x {{kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}} : ({_t((2, 3, 8, 8), 'f16')}) -> {_t((2, 3, 4, 4), 'f16')}
   return %y : {_t((2, 3, 4, 4), 'f16')}
 }}"""
-    # f16 pooling is on the vector path now (test_ascend_pool_f16_dilated.py); an f16 convolution is not
+    # f16 pooling is on the vector path now (test_ascend_pool_f16_dilated.py), and so is an f16
+    # convolution on the cube (test_ascend_conv_f16.py: f32 accumulation, one rounding)
     x4 = RNG.standard_normal((2, 3, 8, 8)).astype(np.float16)
     np.testing.assert_array_equal(A.compile(pool, fallback=False).call("p", x4)[0],
                                   x4.reshape(2, 3, 4, 2, 4, 2).max((3, 5)))
@@ -104,8 +105,13 @@ def test_f16_row_reduction_and_what_stays_scalar():
   %y = mindir.conv2d %x, %w : ({_t((1, 2, 6, 6), 'f16')}, {_t((3, 2, 3, 3), 'f16')}) -> {_t((1, 3, 4, 4), 'f16')}
   return %y : {_t((1, 3, 4, 4), 'f16')}
 }}"""
-    with pytest.raises(A.AscendEmulationError, match=r"a convolution that is not f32"):
-        A.compile(conv, fallback=False)
+    xc = RNG.standard_normal((1, 2, 6, 6)).astype(np.float16)
+    wc = RNG.standard_normal((3, 2, 3, 3)).astype(np.float16)
+    ref = sum(np.einsum("nchw,oc->nohw", xc[:, :, i:i + 4, j:j + 4].astype(np.float64), wc[:, :, i, j])
+              for i in range(3) for j in range(3))
+    got = A.compile(conv, fallback=False).call("c", xc, wc)[0]
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float64), ref, rtol=1e-3, atol=2e-3)
 
 
 # ----------------------------------------------------------------------------- pooling
