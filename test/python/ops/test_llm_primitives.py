@@ -6,6 +6,7 @@ GroupedMatmul(V4), each against a numpy transcription of its documented formula,
 PyNative and inside jit, gradients against finite differences, and a bad argument each."""
 import numpy as np
 import pytest
+from support.gradcheck import fd
 
 import msmlir as ms
 from msmlir.ops import operations as P
@@ -25,14 +26,6 @@ def softmax(x, axis=-1):
     e = np.exp(x - x.max(axis, keepdims=True))
     return e / e.sum(axis, keepdims=True)
 
-
-def numeric_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(*x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
 
 
 # ---- MoE routing ---------------------------------------------------------------------------
@@ -133,8 +126,8 @@ def test_moe_finalize_routing(mode):
     loss = lambda a, s: (f(a, s) * T(w)).sum()          # noqa: E731
     ga, gs = ms.grad(loss, (0, 1))(T(ex), T(scales))
     ref = lambda a, s: (finalize_ref(a, x1, x2, bias, s, rows, experts) * w).sum()  # noqa: E731
-    np.testing.assert_allclose(np_(ga), numeric_grad(lambda a: ref(a, scales), ex), atol=1e-7)
-    np.testing.assert_allclose(np_(gs), numeric_grad(lambda s: ref(ex, s), scales), atol=1e-7)
+    np.testing.assert_allclose(np_(ga), fd(lambda a: ref(a, scales), ex), atol=1e-7)
+    np.testing.assert_allclose(np_(gs), fd(lambda s: ref(ex, s), scales), atol=1e-7)
     with pytest.raises(ValueError, match="scales must have shape"):
         op(T(ex), T(x1), None, None, T(scales[:, :1]), T(rows))
 
@@ -151,8 +144,8 @@ def test_moe_token_unpermute_and_gradient():
     w = RNG.standard_normal((n, h))
     gt, gp = ms.grad(lambda a, p: (op(a, T(idx), p) * T(w)).sum(), (0, 1))(T(tok), T(probs))
     fr = lambda a, p: ((a[idx].reshape(n, k, h) * p[..., None]).sum(1) * w).sum()  # noqa: E731
-    np.testing.assert_allclose(np_(gt), numeric_grad(lambda a: fr(a, probs), tok), atol=1e-7)
-    np.testing.assert_allclose(np_(gp), numeric_grad(lambda p: fr(tok, p), probs), atol=1e-7)
+    np.testing.assert_allclose(np_(gt), fd(lambda a: fr(a, probs), tok), atol=1e-7)
+    np.testing.assert_allclose(np_(gp), fd(lambda p: fr(tok, p), probs), atol=1e-7)
     with pytest.raises(ValueError, match="only padded_mode=False"):
         op(T(tok), T(idx), T(probs), True)
 
@@ -258,7 +251,7 @@ def test_flash_attention_score_causal_modes_and_gradient():
     w = RNG.standard_normal(q.shape)
     g = ms.jit(ms.grad(lambda a: (op(a, T(k), T(v))[3] * T(w)).sum()))(T(q))
     ref = lambda a: (attention_ref(a, k, v, 0.3, j > i)[0] * w).sum()     # noqa: E731
-    np.testing.assert_allclose(np_(g), numeric_grad(ref, q), atol=1e-7)
+    np.testing.assert_allclose(np_(g), fd(ref, q), atol=1e-7)
     with pytest.raises(ValueError, match="input_layout 'TND'"):
         P.FlashAttentionScore(n, input_layout="TND")(T(q), T(k), T(v))
     with pytest.raises(ValueError, match="dropout"):
@@ -403,9 +396,9 @@ def test_grouped_matmul_v4_rows_by_group_list_and_gradient(counts):
     np.testing.assert_allclose(np_(ms.jit(f)(T(x), T(w))), ref(x, w), rtol=1e-12)
     wt = RNG.standard_normal((m, n))
     gx, gw = ms.grad(lambda a, b: (f(a, b) * T(wt)).sum(), (0, 1))(T(x), T(w))
-    np.testing.assert_allclose(np_(gx), numeric_grad(lambda a: (ref(a, w) * wt).sum(), x),
+    np.testing.assert_allclose(np_(gx), fd(lambda a: (ref(a, w) * wt).sum(), x),
                                atol=1e-7)
-    np.testing.assert_allclose(np_(gw), numeric_grad(lambda b: (ref(x, b) * wt).sum(), w),
+    np.testing.assert_allclose(np_(gw), fd(lambda b: (ref(x, b) * wt).sum(), w),
                                atol=1e-7)
     # a static group_list splits into one output per group
     ys = P.GroupedMatmul(split_item=1, group_type=0)([T(x)], [T(w)], None, None, None, None,

@@ -5,6 +5,7 @@ numpy transcriptions of the documented formulas, gradients against finite differ
 a bad argument each."""
 import numpy as np
 import pytest
+from support.gradcheck import fd
 
 import msmlir as ms
 from msmlir.ops import operations as P
@@ -23,14 +24,6 @@ def np_(t):
 def sig(x):
     return 1 / (1 + np.exp(-x))
 
-
-def numeric_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(*x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
 
 
 # ---- DynamicRNN ------------------------------------------------------------------------------
@@ -66,8 +59,8 @@ def test_dynamic_rnn(mode):
     gx, gw = ms.grad(lambda a, ww: (op(a, ww, T(b), None, T(h0), T(c0))[0] * T(wt)).sum(),
                      (0, 1))(T(x), T(w))
     fr = lambda a, ww: (dynamic_rnn_ref(a, ww, b, h0[0], c0[0], 1.0)["h"] * wt).sum()  # noqa
-    np.testing.assert_allclose(np_(gx), numeric_grad(lambda a: fr(a, w), x), atol=1e-7)
-    np.testing.assert_allclose(np_(gw), numeric_grad(lambda ww: fr(x, ww), w), atol=1e-7)
+    np.testing.assert_allclose(np_(gx), fd(lambda a: fr(a, w), x), atol=1e-7)
+    np.testing.assert_allclose(np_(gw), fd(lambda ww: fr(x, ww), w), atol=1e-7)
     with pytest.raises(ValueError, match="w must be"):
         op(T(x), T(w[:-1]), T(b), None, T(h0), T(c0))
     with pytest.raises(ValueError, match="use_peephole=True is not supported"):
@@ -108,7 +101,7 @@ def test_dynamic_gru_v2(order):
     g = ms.jit(ms.grad(lambda a: (op(T(x), T(wi), a, T(bi), T(bh), None, T(h0))[0] *
                                   T(wt)).sum()))(T(wh))
     fr = lambda a: (gru_ref(x, wi, a, bi, bh, h0, order)["h"] * wt).sum()   # noqa: E731
-    np.testing.assert_allclose(np_(g), numeric_grad(fr, wh), atol=1e-7)
+    np.testing.assert_allclose(np_(g), fd(fr, wh), atol=1e-7)
     with pytest.raises(ValueError, match="reset_after=False is not supported"):
         P.DynamicGRUV2(reset_after=False)(T(x), T(wi), T(wh), T(bi), T(bh), None, T(h0))
 
@@ -171,7 +164,7 @@ def test_lstm_flat_weights(layers, bidir, has_bias):
         g = ms.grad(lambda ww: (op(T(x), T(h0), T(c0), ww)[0] * T(wt)).sum())(T(w))
         fr = lambda ww: (lstm_ref(x, h0, c0, ww.reshape(-1), isz, hs, 1, bidir, has_bias)[0]
                          * wt).sum()
-        np.testing.assert_allclose(np_(g), numeric_grad(fr, w), atol=1e-7)
+        np.testing.assert_allclose(np_(g), fd(fr, w), atol=1e-7)
     with pytest.raises(ValueError, match="w must hold"):
         op(T(x), T(h0), T(c0), T(w[:-1]))
 

@@ -6,6 +6,7 @@ scatter_mul/div/max/min, to_tensor / flush_from_cache / itemset; in PyNative and
 with an error for a bad argument each."""
 import numpy as np
 import pytest
+from support.gradcheck import fd
 
 import msmlir as ms
 
@@ -15,14 +16,6 @@ RNG = np.random.default_rng(31)
 def T(a):
     return ms.Tensor(a)
 
-
-def numeric_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(*x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
 
 
 @pytest.mark.parametrize("k, d, p, s", [(2, 1, 0, 1), ((2, 3), (1, 2), (1, 0), (2, 1)),
@@ -120,10 +113,10 @@ def test_det_slogdet_inverse_and_gradients():
     assert np.isnan(ld[rs < 0]).all()
     np.testing.assert_allclose(T(a).inverse().asnumpy(), np.linalg.inv(a), rtol=1e-9, atol=1e-12)
     g = ms.grad(lambda m: m.det().sum())(T(a[0])).asnumpy()
-    np.testing.assert_allclose(g, numeric_grad(lambda m: np.linalg.det(m), a[0]), rtol=1e-6)
+    np.testing.assert_allclose(g, fd(lambda m: np.linalg.det(m), a[0]), rtol=1e-6)
     w = RNG.standard_normal((5, 5))
     g = ms.jit(ms.grad(lambda m: (m.inverse() * T(w)).sum()))(T(a[0])).asnumpy()
-    np.testing.assert_allclose(g, numeric_grad(lambda m: (np.linalg.inv(m) * w).sum(), a[0]),
+    np.testing.assert_allclose(g, fd(lambda m: (np.linalg.inv(m) * w).sum(), a[0]),
                                rtol=1e-6, atol=1e-8)
     with pytest.raises(ValueError, match="needs \\(\\.\\.\\., n, n\\) matrices"):
         T(a[:, :, :4]).det()
@@ -141,7 +134,7 @@ def test_cholesky_and_cholesky_inverse():
     np.testing.assert_allclose(T(up).cholesky_inverse(upper=True).asnumpy(), np.linalg.inv(spd),
                                rtol=1e-9)
     g = ms.grad(lambda a: a.cholesky().sum())(T(spd[0])).asnumpy()
-    np.testing.assert_allclose(g, numeric_grad(lambda a: np.linalg.cholesky(a).sum(), spd[0]),
+    np.testing.assert_allclose(g, fd(lambda a: np.linalg.cholesky(a).sum(), spd[0]),
                                rtol=1e-5, atol=1e-8)
     with pytest.raises(ValueError, match="matrices"):
         T(np.ones(3)).cholesky()
@@ -241,6 +234,6 @@ def test_svd_matches_numpy(shape):
     if len(shape) == 2:
         g = ms.grad(lambda m: m.svd(compute_uv=False).sum())(T(a)).asnumpy()
         np.testing.assert_allclose(
-            g, numeric_grad(lambda m: np.linalg.svd(m, compute_uv=False).sum(), a), rtol=1e-6)
+            g, fd(lambda m: np.linalg.svd(m, compute_uv=False).sum(), a), rtol=1e-6)
     with pytest.raises(ValueError, match="full_matrices=True is not supported"):
         T(a).svd(full_matrices=True)
