@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from msmlir.gpu import compile_gpu, ptxas, run_mapped_on_cpu
+from support.ptx import mma_kernels
 
 rng = np.random.default_rng(1313)
 needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason="no ptxas")
@@ -101,23 +102,12 @@ def test_convs_that_stay_direct(why, text, opts):
     assert not re.search(r"memref<\d+x\d+x\d+xf(16|32)> *$", mapped, re.M)    # no im2col buffer
 
 
-def _mma_kernels(prog, chip):
-    out = []
-    for name, r in ptxas.check_program(prog).items():
-        ptx = prog.ptx[name]
-        if "mma.sync" in ptx:
-            assert not r.problems and not r.spills and r.stack == 0, r
-            assert "ld.local" not in ptx and "st.local" not in ptx    # accumulators in registers
-            assert f".target {chip}" in ptx
-            out.append((name, r, ptx))
-    return out
-
 
 @needs_ptxas
 @pytest.mark.parametrize("chip,features", [("sm_90", "+ptx80"), ("sm_80", "+ptx70")])
 def test_f16_conv_mma_ptxas(chip, features):
     prog = compile_gpu(_conv(*CASES[0]), chip=chip, features=features)
-    (name, r, ptx), = _mma_kernels(prog, chip)
+    (name, r, ptx), = mma_kernels(prog, chip)
     # 64x64 tiles (M = 32 filters: one tile row), 4 warps of 32x32 (2x4 fragments),
     # K steps of 32 (two k16 slices): 16 mma.sync per step
     assert len(re.findall(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32", ptx)) == 16

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from msmlir.gpu import compile_gpu, ptxas, run_mapped_on_cpu
+from support.ptx import mma_kernels
 from msmlir.passes.gpu.mma import plan_mma
 
 rng = np.random.default_rng(130)
@@ -105,25 +106,13 @@ def test_plan_mma():
         assert TM % (16 * wgm) == 0 and TN % (8 * wgn) == 0
 
 
-def _mma_kernels(prog, chip):
-    reports = ptxas.check_program(prog)
-    out = []
-    for name, r in reports.items():
-        ptx = prog.ptx[name]
-        if "mma.sync" in ptx:
-            assert not r.problems and not r.spills and r.stack == 0, r
-            assert "ld.local" not in ptx and "st.local" not in ptx    # accumulators in registers
-            assert f".target {chip}" in ptx
-            out.append((name, r, ptx))
-    return out
-
 
 @needs_ptxas
 @pytest.mark.parametrize("chip,features", [("sm_90", "+ptx80"), ("sm_80", "+ptx70")])
 def test_f16_mma_ptxas(chip, features):
     text, _, _ = _matmul(1024, 1024, 1024)
     prog = compile_gpu(text, chip=chip, features=features)
-    (name, r, ptx), = _mma_kernels(prog, chip)
+    (name, r, ptx), = mma_kernels(prog, chip)
     # 64x128 tiles, 8 warps of 32x32 (2x4 fragments), K steps of 32 (two k16 slices)
     assert len(re.findall(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32", ptx)) == 16
     assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx)) == 4
@@ -147,7 +136,7 @@ def test_tf32_mma_ptxas():
     text, _, _ = _matmul(1024, 1024, 1024, "f32")
     assert not any("mma.sync" in p for p in compile_gpu(text).ptx.values())
     prog = compile_gpu(text, tf32=True)
-    (name, r, ptx), = _mma_kernels(prog, "sm_90")
+    (name, r, ptx), = mma_kernels(prog, "sm_90")
     assert len(re.findall(r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32", ptx)) == 16
     assert "ldmatrix" not in ptx and r.shared == 2 * (64 + 128) * 20 * 4
 
@@ -161,7 +150,7 @@ def test_no_tensor_cores_before_sm_80():
 
 
 @needs_ptxas
-def test_export_keeps_working_with_mma_kernels(tmp_path):
+def test_export_keeps_working_withmma_kernels(tmp_path):
     from msmlir.gpu import export_cubin
     text, _, _ = _matmul(130, 70, 150, tb=True)
     manifest = json.loads(open(export_cubin(text, str(tmp_path))).read())
@@ -202,7 +191,7 @@ def test_bf16_mma_tiles_on_cpu_match_numpy():
 @needs_ptxas
 def test_bf16_mma_ptxas():
     prog = compile_gpu(_bf16_matmul(1024, 1024, 1024))
-    (name, r, ptx), = _mma_kernels(prog, "sm_90")
+    (name, r, ptx), = mma_kernels(prog, "sm_90")
     assert len(re.findall(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32", ptx)) == 16
     assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx)) == 4
     assert r.shared == 27648 and r.registers <= 168, r
