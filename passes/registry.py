@@ -92,7 +92,6 @@ _PASS_MODULES = [
     "msmlir.passes.fusion",
     "msmlir.passes.bufferize",
     "msmlir.passes.cpu",
-    "msmlir.passes.cpu.streaming_stores",
     "msmlir.passes.poly",
     "msmlir.passes.pipelines",
     "msmlir.passes.parallel",

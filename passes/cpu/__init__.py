@@ -28,11 +28,16 @@ After bufferization:
                        reinterpret_cast before fold-memref-alias-ops (affine loads)
   lower_vectors.py     msmlir-cpu-lower-vectors: forall -> parallel/for, hoisting
                        of loop-invariant transfers, vector lowering
+  prefetch_rows.py     msmlir-cpu-prefetch-rows: the next row prefetched in
+                       multi-pass row loops (softmax, layernorm)
+  streaming_stores.py  msmlir-cpu-streaming-stores: big write-only outputs ->
+                       non-temporal stores (versioned on alignment, sfence per task)
 
 In the LLVM dialect (AVX-512 hosts):
 
   scale_by_ldexp.py    msmlir-cpu-scale-by-ldexp: the fast exp's scaling by two
-                       exponent-bit multiplications -> llvm.ldexp (vscalefps)
+                       exponent-bit multiplications -> llvm.ldexp, or one
+                       vscalefps of the float exponent on 16-lane vectors
 
 Helper: tiling.py (divisors, vector lengths, host ISA). Shared with other
 phases: ../common/ (linalg facts, transform scripts, remarks).
@@ -41,4 +46,5 @@ A strategy that fails leaves its ops on the plain path
 (convert-linalg-to-loops) and says so with a remark at the op or function.
 """
 from . import (cast_collapses, conv_to_matmul, fast_math, generalize, globalize_allocs, lower_vectors, pack_matmul,  # noqa: F401
-               scale_by_ldexp, tile_vectorize, unroll_transfers, vectorize_windows)
+               prefetch_rows, scale_by_ldexp, streaming_stores, tile_vectorize, unroll_transfers,
+               vectorize_windows)

@@ -7,26 +7,33 @@ approximations from arith/math ops, on scalars and on vectors of any shape.
 Without them `math.exp` on vectors becomes one libm call per lane.
 
 exp:  Cody-Waite range reduction x = n*ln2 + r (|r| <= ln2/2, two-constant
-      ln2 with FMAs), Cephes degree-6 polynomial for e^r, scale by 2^n as two
-      exponent-bit multiplications (2^(n>>1) * 2^(n - n>>1)) so that results in
-      the subnormal range are right and overflow gives +inf. x is clamped to
-      [-104, 89]: exp(-104) rounds to 0, exp(89) to +inf. n = round(x*log2e)
-      comes from the "magic number" 1.5*2^23 added by the FMA (its low mantissa
-      bits are n, read with a bitcast: no rounding or float->int conversion,
-      whose poison on NaN would need a select). NaN in -> NaN out (NaN times
-      any scale).
-      Max error vs numpy float64 rounded: see test_fast_math.py (<= 2 ulp, rel
-      error < 2.4e-7 for normal results). On AVX-512 hosts the two
-      multiplications become one vscalefps (msmlir-cpu-scale-by-ldexp, in the
-      LLVM dialect: MLIR has no vector ldexp op).
+      ln2 with FMAs), a degree-6 relative minimax polynomial for e^r in Horner
+      form (6 FMAs; it replaced Cephes' degree 7, 8 ops: 2 ops less and more
+      accurate), scale by 2^n as two exponent-bit multiplications (2^(n>>1) *
+      2^(n - n>>1)) so that results in the subnormal range are right and
+      overflow gives +inf. x is clamped to [-104, 89]: exp(-104) rounds to 0,
+      exp(89) to +inf (a softmax's exp of x - max, marked NONPOSITIVE by
+      msmlir-fuse-rows, has no upper clamp). n = round(x*log2e) comes from the
+      "magic number" 1.5*2^23 added by the FMA (its low mantissa bits are n,
+      read with a bitcast: no rounding or float->int conversion, whose poison
+      on NaN would need a select). NaN in -> NaN out (NaN times any scale).
+      Max error vs numpy float64 rounded: 1 ulp over every f32 in [-104, 89]
+      (test_fast_math.py; 0.6% of the results off by one, the polynomial's own
+      error is 0.03 ulp), subnormal results within one step. On AVX-512 hosts
+      the two multiplications become one vscalefps (msmlir-cpu-scale-by-ldexp,
+      in the LLVM dialect: MLIR has no vector ldexp op).
 tanh: the Eigen / MLIR rational approximation x*(P(x^2)/Q(x^2)) on x clamped to
       [-7.9988, 7.9988] (+-1 exactly at the clamp, so for all bigger |x|;
       tiny and subnormal x come out as x * ~1, within 3 ulp: no selects).
 erf:  Eigen's rational approximation x*P(x^2)/Q(x^2) on x clamped to [-4, 4]
       (erf(+-4) = +-1 in f32).
 
-With row-ops (the default), two rewrites for the row loops of
+With row-ops (the default), three rewrites for the row loops of
 msmlir-fuse-rows (softmax, layernorm):
+max:  an arith.maximumf marked SHIFT_ONLY by msmlir-fuse-rows (a softmax's
+      row max, which only shifts exp's argument: row_fusion.py says why its
+      NaN semantics do not matter) becomes select(b > a, b, a), one vmaxps
+      instead of four x86 instructions.
 div:  an f32 vector divided by a broadcast value (softmax's x / sum) becomes
       a multiplication by the broadcast reciprocal (one division per row, not
       one per element; <= 1.5 ulp; LLVM hoists the reciprocal out of the loop).
@@ -48,8 +55,10 @@ from ..registry import Option, register_pass
 LOG2E = 1.44269504088896341
 LN2_HI = 0.693359375
 LN2_LO = -2.12194440e-4
-EXP_P = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-         1.6666665459e-1, 5.0000001201e-1)
+# e^r on |r| <= ln2/2, degree 6, Horner from the highest coefficient: a
+# relative minimax fit (1.98e-9, 0.03 ulp) with the constant term 1.
+EXP_P = (1.3843607157e-3, 8.3741955459e-3, 4.1668005288e-2, 1.6666430235e-1,
+         4.9999994040e-1, 1.0, 1.0)
 EXP_LO, EXP_HI = -104.0, 89.0
 
 TANH_CLAMP = 7.99881172180175781
@@ -136,18 +145,19 @@ EXP_MAGIC = 12582912.0  # 1.5 * 2^23: x + MAGIC rounds x to an integer in the lo
 EXP_MAGIC_BITS = 0x4B400000
 
 
-def build_exp(b: _B, x: ir.Value) -> ir.Value:
+def build_exp(b: _B, x: ir.Value, nonpositive: bool = False) -> ir.Value:
     # (NaN: the clamp keeps it, and it runs through as NaN: y is NaN, the
-    # integer scale bits are just bits.)
-    xc = b.clamp(x, EXP_LO, EXP_HI)
+    # integer scale bits are just bits.) nonpositive: x <= 0 or NaN is known
+    # (a softmax's x - max), the upper clamp is left out.
+    xc = arith.select(b.lt(x, b.f(EXP_LO)), b.f(EXP_LO), x)
+    if not nonpositive:
+        xc = arith.select(b.gt(xc, b.f(EXP_HI)), b.f(EXP_HI), xc)
     # t = x/ln2 + 1.5*2^23, rounded to an integer n by the addition: n = t - MAGIC
     t = b.fma(xc, b.f(LOG2E), b.f(EXP_MAGIC))
     n = arith.subf(t, b.f(EXP_MAGIC))
     r = b.fma(n, b.f(-LN2_HI), xc)
     r = b.fma(n, b.f(-LN2_LO), r)
-    r2 = arith.mulf(r, r)
-    p = b.horner(r, EXP_P)
-    y = b.fma(p, r2, arith.addf(r, b.f(1.0)))
+    y = b.horner(r, EXP_P)
     ni = arith.subi(arith.bitcast(b.it, t), b.i(EXP_MAGIC_BITS))
     n1 = arith.shrsi(ni, b.i(1))
     n2 = arith.subi(ni, n1)
@@ -189,6 +199,11 @@ def _lanes(t: ir.Type) -> int:
     return 1
 
 
+# Marks set by msmlir-fuse-rows on a softmax's ops (passes/fusion/row_fusion.py)
+SHIFT_ONLY = "msmlir.shift_only"     # arith.maximumf: the row max only shifts exp's argument
+NONPOSITIVE = "msmlir.nonpositive"   # math.exp: its argument is <= 0 or NaN
+
+
 def _pattern(build, min_lanes: int):
     def rewrite(op, rewriter):
         op = op.operation if hasattr(op, "operation") else op
@@ -196,7 +211,10 @@ def _pattern(build, min_lanes: int):
         if not _is_f32(t) or _lanes(t) < min_lanes:
             return True  # no match
         with op.location, rewriter.ip:
-            new = build(_B(t), op.operands[0])
+            if NONPOSITIVE in op.attributes:
+                new = build(_B(t), op.operands[0], nonpositive=True)
+            else:
+                new = build(_B(t), op.operands[0])
         rewriter.replace_op(op, [new])
         return None
     return rewrite
@@ -224,6 +242,22 @@ def _div_by_broadcast(min_lanes: int):
         rewriter.replace_op(op, [new])
         return None
     return rewrite
+
+
+def _shift_only_max(op, rewriter):
+    """arith.maximumf marked SHIFT_ONLY (a softmax's row max, msmlir-fuse-rows
+    says why its NaN does not matter) -> select(a > b, a, b): one vmaxps on
+    x86 instead of four instructions."""
+    op = op.operation if hasattr(op, "operation") else op
+    if SHIFT_ONLY not in op.attributes:
+        return True
+    # (b > a ? b : a: in a reduction b is the accumulator, and x86's
+    # maxps(b, a) can read a from memory)
+    a, b = op.operands[0], op.operands[1]
+    with op.location, rewriter.ip:
+        new = arith.select(arith.cmpf(arith.CmpFPredicate.OGT, b, a), b, a)
+    rewriter.replace_op(op, [new])
+    return None
 
 
 _TREE_KINDS = {"maximumf": arith.maximumf, "minimumf": arith.minimumf,
@@ -289,12 +323,13 @@ _FROZEN: dict = {}
                                                     "scalar and tiny-vector code is not throughput "
                                                     "bound and keeps the libm/LLVM intrinsic"),
                         "row-ops": Option(bool, True, "also f32 vector divisions by a broadcast value "
-                                                      "-> reciprocal multiplications, and max/min "
-                                                      "row reductions -> halving trees")})
+                                                      "-> reciprocal multiplications, max/min "
+                                                      "row reductions -> halving trees, softmax "
+                                                      "row maxima -> compare and select")})
 def fast_math(module: ir.Operation, *, ops: str, min_lanes: int, row_ops: bool):
     wanted = {f"math.{o.strip()}" for o in ops.split(",") if o.strip()}
     if row_ops:
-        wanted |= {"arith.divf", "vector.multi_reduction"}
+        wanted |= {"arith.divf", "vector.multi_reduction", "arith.maximumf"}
     if not walk_ops(module, [], lambda o: o.name in wanted):
         return
     key = (id(module.context), tuple(sorted(wanted)), min_lanes, row_ops)
@@ -307,5 +342,6 @@ def fast_math(module: ir.Operation, *, ops: str, min_lanes: int, row_ops: bool):
         if row_ops:
             patterns.add("arith.divf", _div_by_broadcast(min_lanes))
             patterns.add("vector.multi_reduction", _reduction_tree)
+            patterns.add("arith.maximumf", _shift_only_max)
         hit = _FROZEN[key] = (module.context, patterns.freeze())
     walk_and_apply_patterns(module, hit[1])

@@ -1,4 +1,4 @@
-"""msmlir-cpu-scale-by-ldexp: y * 2^(n>>1) * 2^(n - (n>>1)) -> llvm.ldexp(y, n).
+"""msmlir-cpu-scale-by-ldexp: y * 2^(n>>1) * 2^(n - (n>>1)) -> one vscalefps.
 
 Rewrites, in the LLVM dialect (after the lowering to LLVM), the scaling by
 two exponent-bit multiplications that msmlir-cpu-fast-math's exp writes
@@ -6,11 +6,15 @@ two exponent-bit multiplications that msmlir-cpu-fast-math's exp writes
     n1 = n >> 1;  n2 = n - n1
     y * bitcast((n1 + 127) << 23) * bitcast((n2 + 127) << 23)
 
-(f32 vectors, i32 n) into one `llvm.ldexp` intrinsic call, which the X86
-back end lowers with AVX-512 to vcvtdq2ps + vscalefps (2 instructions
-instead of 9). The result is the same: both round once (the first product
-is exact), and give +inf on overflow and subnormals / 0 below; for n out of
-the two multiplications' range ldexp is right where they are not.
+(f32 vectors, i32 n) into one AVX-512 scale: when n is the fast exp's
+integer read from the magic-number sum t (n = bitcast(t) - bits(1.5*2^23))
+and the vector has 16 lanes, `llvm.x86.avx512.mask.scalef.ps.512(y, t -
+1.5*2^23)`, i.e. vscalefps by the same n as a float (the exp already
+computes that float for its range reduction: 1 instruction instead of 9);
+otherwise `llvm.ldexp(y, n)`, which the X86 back end lowers to vcvtdq2ps +
+vscalefps. The result is the same: all round once (the first product is
+exact), and give +inf on overflow and subnormals / 0 below; for n out of
+the two multiplications' range the scale is right where they are not.
 
 Why: the scaling is over a third of the fast exp's instructions, and
 softmax (B2) and sigmoid-like activations (B1) are bound by them. Why here
@@ -107,6 +111,43 @@ def _match(mul: ir.Operation) -> tuple[ir.Value, ir.Value] | None:
     return None
 
 
+EXP_MAGIC = 12582912.0          # 1.5 * 2^23 (fast_math.EXP_MAGIC)
+EXP_MAGIC_BITS = 0x4B400000
+
+
+def _magic_sum(n: ir.Value) -> ir.Value | None:
+    """t when n = bitcast(t) - bits(1.5*2^23), t a vector<16xf32> (the fast
+    exp's rounded x/ln2 + magic), else None."""
+    sub = _op(n, "llvm.sub")
+    if sub is None or _splat(sub.operands[1]) != EXP_MAGIC_BITS:
+        return None
+    bc = _op(sub.operands[0], "llvm.bitcast")
+    if bc is None:
+        return None
+    t = bc.operands[0]
+    vt = t.type
+    if not (_f32_vector(vt) and ir.VectorType(vt).shape == [16]):
+        return None
+    return t
+
+
+def _scale(y: ir.Value, n: ir.Value, result_type: ir.Type) -> ir.Value:
+    """y * 2^n at the insertion point: vscalefps by the float n when n comes
+    from a magic-number sum, else llvm.ldexp."""
+    t = _magic_sum(n)
+    if t is None:
+        return llvm.call_intrinsic(result_type, "llvm.ldexp", [y, n], [], [])
+    f32 = ir.F32Type.get()
+    magic = llvm.mlir_constant(ir.DenseElementsAttr.get_splat(
+        t.type, ir.FloatAttr.get(f32, EXP_MAGIC)))
+    nf = llvm.fsub(t, magic)     # exact: t - magic is the integer n (CSE'd with the exp's own)
+    i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
+    all_lanes = llvm.mlir_constant(ir.IntegerAttr.get(i16, -1))
+    cur_direction = llvm.mlir_constant(ir.IntegerAttr.get(i32, 4))
+    return llvm.call_intrinsic(result_type, "llvm.x86.avx512.mask.scalef.ps.512",
+                               [y, nf, y, all_lanes, cur_direction], [], [])
+
+
 def _erase_dead(ops: list[ir.Operation]) -> None:
     changed = True
     while changed:
@@ -123,13 +164,13 @@ def _erase_dead(ops: list[ir.Operation]) -> None:
 
 @register_pass("msmlir-cpu-scale-by-ldexp",
                "LLVM dialect: y * 2^(n>>1) * 2^(n-(n>>1)) on f32 vectors (the fast exp's scaling) "
-               "-> llvm.ldexp(y, n) (AVX-512: vscalefps)")
+               "-> one AVX-512 vscalefps (llvm.ldexp(y, n) when n is not the exp's magic sum)")
 def scale_by_ldexp(module: ir.Operation):
     matches = [(mul, m) for mul in walk_ops(module, [], lambda o: o.name == "llvm.fmul")
                if (m := _match(mul)) is not None]
     for mul, (y, n) in matches:
         with mul.location, ir.InsertionPoint(mul):
-            new = llvm.call_intrinsic(mul.results[0].type, "llvm.ldexp", [y, n], [], [])
+            new = _scale(y, n, mul.results[0].type)
         inner = _owner(mul.operands[0])
         mul.results[0].replace_all_uses_with(new)
         _erase_dead([mul] + ([inner] if inner is not None and inner.name == "llvm.fmul" else []))

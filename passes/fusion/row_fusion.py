@@ -32,6 +32,15 @@ big clusters are first split into `threads` scf.forall tasks. Runs after
 msmlir-cpu-generalize (it reads linalg.generic and linalg.fill only). If the
 interpreter fails, the function is restored and a remark says it stays
 unfused.
+
+Softmax clusters (m = max of the row, e = exp(x - m), s = sum of e, and e
+only divided by s): the max's `arith.maximumf` gets the SHIFT_ONLY mark,
+which msmlir-cpu-fast-math turns into a compare-and-select max (one vmaxps;
+IEEE maximumf is four instructions on x86: compare, unordered compare, mask
+or, blend). Why that is exact here: m only shifts x before exp; with no NaN
+in the row both give the same m, and with a NaN the NaN's exp makes s NaN,
+so every e / s is NaN either way. The exp gets the NONPOSITIVE mark (x - m
+<= 0 or NaN: fast-math's exp leaves out its upper clamp).
 """
 from __future__ import annotations
 
@@ -47,6 +56,8 @@ from ..registry import Option, register_pass
 
 TAG = "msmlir.fuse"
 ROW_FORALL = "msmlir.row_forall"
+SHIFT_ONLY = "msmlir.shift_only"     # read by msmlir-cpu-fast-math
+NONPOSITIVE = "msmlir.nonpositive"
 
 
 def _dims_prefix(m: ir.AffineMap, r: int) -> bool:
@@ -333,6 +344,129 @@ def recompute_multi_use(func: ir.Operation) -> ir.Operation:
     return restored
 
 
+def _body(op: ir.Operation) -> tuple[list[ir.Operation], list[ir.Value]]:
+    """(ops, block arguments) of a linalg op's body."""
+    block = op.regions[0].blocks[0]
+    return [o.operation for o in block.operations], list(block.arguments)
+
+
+def _owner(use) -> ir.Operation:
+    o = use.owner
+    return o.operation if hasattr(o, "operation") else o
+
+
+def _only_uses(v: ir.Value) -> list[ir.Operation]:
+    return [_owner(u) for u in v.uses]
+
+
+def _row_reduction(op: ir.Operation, kind: str) -> ir.Value | None:
+    """The input of `op` when it is a one-input, one-output generic whose
+    body is `kind`(in, acc) and yield (a max or sum over rows), else None."""
+    if op.name != "linalg.generic" or len(op.operands) != 2 or len(op.results) != 1:
+        return None
+    li = loop_info(op)
+    if li is None or "reduction" not in li.iterators:
+        return None
+    body, args = _body(op)
+    if len(body) != 2 or body[0].name != kind or body[1].name != "linalg.yield":
+        return None
+    if {body[0].operands[0], body[0].operands[1]} != set(args) or body[1].operands[0] != body[0].results[0]:
+        return None
+    return op.operands[0]
+
+
+def _same_row_reduction(op: ir.Operation, v: ir.Value, like: ir.Operation, kind: str) -> bool:
+    """Whether `op` reduces `v` with `kind` over the same loops and maps as
+    the reduction `like` (a sum over the max's rows)."""
+    x = _row_reduction(op, kind)
+    if x is None or x != v:
+        return False
+    a, b = loop_info(op), loop_info(like)
+    return a.ranges == b.ranges and a.iterators == b.iterators and a.maps == b.maps
+
+
+def _arg_of(op: ir.Operation, v: ir.Value) -> list[tuple[ir.Value, ir.AffineMap]]:
+    """(body argument, indexing map) of each input operand of `op` that is `v`."""
+    _, args = _body(op)
+    li = loop_info(op)
+    n_in = len(op.operands) - len(op.results)
+    return [(args[k], li.maps[k]) for k in range(n_in) if op.operands[k] == v]
+
+
+def _elementwise_like(op: ir.Operation, like: ir.Operation) -> bool:
+    """A parallel generic over the same loop ranges as the reduction `like`."""
+    if op.name != "linalg.generic":
+        return False
+    li, lr = loop_info(op), loop_info(like)
+    return li is not None and li.ranges == lr.ranges and all(it == "parallel" for it in li.iterators)
+
+
+def _is_softmax_max(r: ir.Operation, members: list[ir.Operation]) -> bool:
+    """Whether the max reduction `r` (m[row] = max of x over the row) only
+    shifts exps that a sum over the same rows then divides: each user e
+    computes exp(x - m) alone, at the elements m was reduced from, and e is
+    only summed over those rows (in the cluster) and divided by such a sum,
+    element by element (m's NaN is then irrelevant; x - m <= 0 or NaN)."""
+    x = _row_reduction(r, "arith.maximumf")
+    if x is None:
+        return False
+    lr = loop_info(r)
+    row_map, red_map = lr.maps[0], lr.maps[1]   # x's element, m's element
+
+    def in_cluster(op):
+        return any(op == q for q in members)
+    m = r.results[0]
+    for e in _only_uses(m):
+        if not in_cluster(e) or not _elementwise_like(e, r) or len(e.results) != 1:
+            return False
+        body, _ = _body(e)
+        if [o.name for o in body] != ["arith.subf", "math.exp", "linalg.yield"]:
+            return False
+        sub, exp = body[0], body[1]
+        margs, xargs = _arg_of(e, m), _arg_of(e, x)
+        if len(margs) != 1 or margs[0][1] != red_map or loop_info(e).maps[-1] != row_map:
+            return False
+        if sub.operands[1] != margs[0][0] or not any(sub.operands[0] == a and mp == row_map
+                                                     for a, mp in xargs):
+            return False
+        if exp.operands[0] != sub.results[0] or body[2].operands[0] != exp.results[0]:
+            return False
+        ev = e.results[0]
+        users = _only_uses(ev)
+        sums = [u for u in users if in_cluster(u) and _same_row_reduction(u, ev, r, "arith.addf")]
+        if not sums:
+            return False
+        for u in users:
+            if any(u == su for su in sums):
+                continue
+            if not in_cluster(u) or not _elementwise_like(u, r):
+                return False
+            ubody, _ = _body(u)
+            eargs = _arg_of(u, ev)
+            sargs = [a for su in sums for a in _arg_of(u, su.results[0])]
+            if len(eargs) != 1 or len(sargs) != 1 or eargs[0][1] != row_map or sargs[0][1] != red_map:
+                return False
+            ea, sa = eargs[0][0], sargs[0][0]
+            divs = [o for o in ubody if o.name == "arith.divf" and o.operands[0] == ea
+                    and o.operands[1] == sa]
+            # e and s used by that division alone: it is NaN in both cases
+            if len(divs) != 1 or len(list(ea.uses)) != 1 or len(list(sa.uses)) != 1:
+                return False
+    return True
+
+
+def _mark_softmax(members: list[ir.Operation]) -> None:
+    """Marks the max of each softmax among `members` SHIFT_ONLY and its
+    exps NONPOSITIVE (x - max <= 0, or NaN)."""
+    for r in members:
+        if _is_softmax_max(r, members):
+            body, _ = _body(r)
+            body[0].attributes[SHIFT_ONLY] = ir.UnitAttr.get()
+            for e in _only_uses(r.results[0]):
+                ebody, _ = _body(e)
+                ebody[1].attributes[NONPOSITIVE] = ir.UnitAttr.get()
+
+
 def fuse_rows(func: ir.Operation, threads: int, min_work: int) -> ir.Operation:
     """Fuses the row clusters of `func`; returns the function (a restored copy
     if the interpreter failed)."""
@@ -349,6 +483,7 @@ def fuse_rows(func: ir.Operation, threads: int, min_work: int) -> ir.Operation:
     n = 0
     for r, members, yields in clusters:
         _distinct_inits(members[1:])
+        _mark_softmax(members)
         seq = s.begin_suppressed("%root")
         sink = members[0]
         tags = []

@@ -283,6 +283,7 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
         bufferize.append(_INPLACE)
     llvm = [_POLY_INLINE] if poly else []
     llvm.append(f"msmlir-cpu-lower-vectors{{threads={threads}}}")
+    llvm.append("msmlir-cpu-prefetch-rows")  # multi-pass row loops: next row during the heaviest pass
     llvm.append("msmlir-cpu-streaming-stores")  # big write-only outputs: non-temporal stores
     if threads > 1:
         llvm.append(_openmp(threads))
