@@ -77,8 +77,6 @@ PARTIAL = {
     "ops.operations:Conv2D": "NCHW only; mode/out_channel/kernel_size taken from the weight",
     "ops.operations:MaxPool": "NCHW only", "ops.operations:AvgPool": "NCHW only",
     "ops.operations:BatchNorm": "NCHW only",
-    "ops.operations:AlltoAll": "one MPI_Alltoall (a direct call: the pinned mpi dialect has "
-                               "none); groups supported",
     "ops.operations:Print": "prints in PyNative; a host callback inside jit",
     "ops.operations:ScatterNd": "an out-of-range index raises IndexError; negative indices "
                                 "count from the end (MindSpore rejects them)",
