@@ -184,16 +184,16 @@ class Dispatcher:
         f = frames.pop() if frames else self._frame()
         try:
             seen, ins = f.seen, f.ins
-            changed = False
+            changed = []
             for i, a in enumerate(arrays):
                 s = seen[i]
                 if s is None or s() is not a:
                     d = ins[i]
                     d.allocated = d.aligned = data_address(a)
                     seen[i] = weakref.ref(a)
-                    changed = True
+                    changed.append(i)
             if changed and self.inplace:
-                self._alias(f, arrays)
+                self._alias(f, arrays, changed)
             outs = f.outs
             for j in self.returned:
                 if sys.getrefcount(outs[j]) > 2:      # the caller still has the last result
@@ -218,11 +218,17 @@ class Dispatcher:
         finally:
             frames.append(f)
 
-    def _alias(self, f: _Frame, arrays) -> None:
+    def _alias(self, f: _Frame, arrays, changed) -> None:
         """Points each in-place result's out-parameter at its argument's array
         (when the inputs change), unless that array overlaps another input:
-        then this frame computes into its own arrays and copies back."""
+        then this frame computes into its own arrays and copies back. When
+        only other inputs changed (a new batch each step), only they are
+        checked against the targets: O(changed x targets), not O(inputs x
+        targets) per step."""
         targets = [a for _, a in self.inplace]
+        if f.aliased and not set(changed).intersection(targets):
+            if not any(np.may_share_memory(arrays[i], arrays[a]) for i in changed for a in targets):
+                return
         ok = all(arrays[a].flags.writeable for a in targets) and all(
             j == a or not np.may_share_memory(arrays[a], b)
             for a in targets for j, b in enumerate(arrays))

@@ -109,3 +109,43 @@ def test_inplace_updates_equal_copied_updates(tmp_path, threads, sizes, batch):
             np.testing.assert_array_equal(o, w)
         # the update really happened (the test would pass on untouched arrays otherwise)
         assert all(not np.array_equal(got[a], _inputs(d.sig, seed)[a]) for a in weights)
+
+
+def test_dispatcher_with_new_batches_and_an_overlapping_input(tmp_path):
+    """The runtime's aliasing across calls: a new batch each step re-checks
+    only the new arrays (results equal to the all-copies path), and a new
+    input that overlaps a parameter turns the aliasing off for that call."""
+    cm, name, _ = _train_step((100, 72, 10), 24, tmp_path, 1)
+    d = cm.dispatcher(name)
+    targets = {a for _, a in d.inplace}
+    assert targets
+    n = len(d.sig.inputs)
+    params = _inputs(d.sig, 0)
+    ref = [a.copy() for a in params]
+    for seed in range(1, 4):                  # a fresh batch (new arrays) each step
+        batch = _inputs(d.sig, seed)
+        args = [params[i] if i in targets else batch[i] for i in range(n)]
+        want_args = [ref[i] if i in targets else batch[i].copy() for i in range(n)]
+        got_out = d(args)
+        want_out = _run_aliased(d, want_args, [])
+        for i in range(n):
+            np.testing.assert_array_equal(args[i], want_args[i], err_msg=f"input {i}")
+        for o, w in zip(got_out, want_out):
+            np.testing.assert_array_equal(o, w)
+        assert d._frames[-1].aliased
+    # a float input (not a parameter) that is a view of a parameter's memory
+    t = max(targets, key=lambda a: params[a].size)
+    (x,) = [i for i in range(n) if i not in targets and d.sig.inputs[i][1] == np.float32
+            and int(np.prod(d.sig.inputs[i][0])) <= params[t].size][:1]
+    shape = d.sig.inputs[x][0]
+    view = params[t].reshape(-1)[:int(np.prod(shape))].reshape(shape)
+    args = [params[i] if i in targets else (view if i == x else batch[i]) for i in range(n)]
+    want_args = [ref[i] if i in targets else (ref[t].reshape(-1)[:view.size].reshape(shape).copy()
+                                              if i == x else batch[i].copy()) for i in range(n)]
+    got_out = d(args)
+    assert not d._frames[-1].aliased
+    want_out = _run_aliased(d, want_args, [])
+    for i in targets:
+        np.testing.assert_array_equal(args[i], want_args[i], err_msg=f"parameter {i}")
+    for o, w in zip(got_out, want_out):
+        np.testing.assert_array_equal(o, w)
