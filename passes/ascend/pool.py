@@ -556,6 +556,18 @@ _PROCESS_TILES = ["    BuildTables();", "  }", "",
                   " private:"]
 
 
+def _copy_out(grad: bool) -> list[str]:
+    """CopyOut of both pooling kernels: a tile's n planes to yGm (a gradient
+    has the input's H x W planes, a pooling the OH x OW output planes)."""
+    dst = ("yGm[plane0 * H * W], y, DataCopyExtParams{(uint16_t)(n * H), W * (uint32_t)sizeof(float), 0, 0, 0}"
+           if grad else
+           "yGm[plane0 * OH * OW], y, DataCopyExtParams{1, n * OH * OW * (uint32_t)sizeof(float), 0, 0, 0}")
+    return ["  __aicore__ inline void CopyOut() {",
+            "    LocalTensor<float> y = yQue.DeQue<float>();",
+            f"    DataCopyPad({dst});",
+            "    yQue.FreeTensor(y);", "  }", ""]
+
+
 def pool_source(plan: Plan, bug: str = "") -> str:
     p = plan.pool
     if p["kind"] in ("avg", "avg_grad", "max_padded"):
@@ -714,14 +726,7 @@ def pool_source(plan: Plan, bug: str = "") -> str:
               "    dyQue.FreeTensor(dy);"]
     else:
         L += ["    yQue.EnQue(m);"]
-    L += ["    xQue.FreeTensor(x);", "  }", "",
-          "  __aicore__ inline void CopyOut() {",
-          "    LocalTensor<float> y = yQue.DeQue<float>();"]
-    if grad:
-        L += ["    DataCopyPad(yGm[plane0 * H * W], y, DataCopyExtParams{(uint16_t)(n * H), W * (uint32_t)sizeof(float), 0, 0, 0});"]
-    else:
-        L += ["    DataCopyPad(yGm[plane0 * OH * OW], y, DataCopyExtParams{1, n * OH * OW * (uint32_t)sizeof(float), 0, 0, 0});"]
-    L += ["    yQue.FreeTensor(y);", "  }", "",
+    L += ["    xQue.FreeTensor(x);", "  }", ""] + _copy_out(grad) + [
           "  TPipe pipe;",
           "  TQue<QuePosition::VECIN, BUFFER_NUM> xQue;" + (" TQue<QuePosition::VECIN, BUFFER_NUM> dyQue;" if grad else ""),
           "  TQue<QuePosition::VECOUT, BUFFER_NUM> yQue;",
@@ -876,14 +881,7 @@ def avg_source(plan: Plan, bug: str = "") -> str:
               f"      {comb}(y, y, g, cnt);",
               "    }"]
         L += [] if mx else ["    Div(y, y, divBuf.Get<float>(), cnt);"]
-    L += ["    yQue.EnQue(y);", "    xQue.FreeTensor(x);", "  }", "",
-          "  __aicore__ inline void CopyOut() {",
-          "    LocalTensor<float> y = yQue.DeQue<float>();"]
-    if grad:
-        L += ["    DataCopyPad(yGm[plane0 * H * W], y, DataCopyExtParams{(uint16_t)(n * H), W * (uint32_t)sizeof(float), 0, 0, 0});"]
-    else:
-        L += ["    DataCopyPad(yGm[plane0 * OH * OW], y, DataCopyExtParams{1, n * OH * OW * (uint32_t)sizeof(float), 0, 0, 0});"]
-    L += ["    yQue.FreeTensor(y);", "  }", "",
+    L += ["    yQue.EnQue(y);", "    xQue.FreeTensor(x);", "  }", ""] + _copy_out(grad) + [
           "  TPipe pipe;",
           "  TQue<QuePosition::VECIN, BUFFER_NUM> xQue;",
           "  TQue<QuePosition::VECOUT, BUFFER_NUM> yQue;",
