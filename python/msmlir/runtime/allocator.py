@@ -11,8 +11,9 @@ M_TRIM_THRESHOLD 256 MiB keep such blocks for reuse. Process-wide; up to
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
+
+from .linker import system_library
 
 _DONE: list = []
 
@@ -24,7 +25,7 @@ def tune_malloc() -> bool:
     ok = False
     if os.environ.get("MSMLIR_CPU_MALLOPT", "1") not in ("0", "false"):
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c"))
+            libc = ctypes.CDLL(system_library("c"))
             M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
             ok = bool(libc.mallopt(M_MMAP_THRESHOLD, 64 << 20)) and \
                 bool(libc.mallopt(M_TRIM_THRESHOLD, 256 << 20))

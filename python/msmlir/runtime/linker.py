@@ -85,6 +85,24 @@ def _library(key: str, path: str | None, known_symbol: str):
         return _LIBS[key]
 
 
+def system_library(name: str) -> str | None:
+    """What to dlopen for the C library or libm ("c", "m"): glibc's soname
+    (`libm.so.6`), else ctypes.util.find_library's answer. Why: find_library
+    runs `ldconfig -p` in a subprocess (~5 ms of a first call), each time."""
+    with _LOCK:
+        if name not in _SONAMES:
+            soname = f"lib{name}.so.6"
+            try:
+                ctypes.CDLL(soname, mode=ctypes.RTLD_LOCAL)
+            except OSError:
+                soname = ctypes.util.find_library(name)
+            _SONAMES[name] = soname
+        return _SONAMES[name]
+
+
+_SONAMES: dict[str, str | None] = {}
+
+
 def _address(lib, name: str) -> int | None:
     """`name`'s address if the library itself defines it. dlsym on a handle also
     searches the library's dependencies (libc's `system` through any of them),
@@ -142,7 +160,7 @@ def _libraries(name: str):
     """The libraries a compiled module may call `name` from, in lookup order,
     each loaded on first need (libmlir_c_runner_utils.so brings libMLIR.so
     along; libomp only for OpenMP's entry points)."""
-    yield _library("m", ctypes.util.find_library("m"), "cos")
+    yield _library("m", system_library("m"), "cos")
     if name.startswith(("__kmpc_", "omp_")):
         yield _libomp()
     if name.startswith(("MPI_", "ompi_")):
@@ -196,7 +214,7 @@ def resolve(names, provided: dict[str, int] | None = None) -> dict[str, int]:
     UnresolvedSymbolError naming the symbols that are none of these."""
     provided = provided or {}
     out, missing = {}, []
-    libc = _library("c", ctypes.util.find_library("c"), "malloc")
+    libc = _library("c", system_library("c"), "malloc")
     for name in names:
         addr = provided.get(name)
         if addr is None and name in LIBC_FUNCTIONS:

