@@ -16,17 +16,25 @@ of the input) whose GEMM fits the MMA tiles (mma.fits) into
   - then upstream's im2col rewrite (transform.structured.
     convert_conv2d_to_img2col): a gather of the input windows into
     col[N, C*KH*KW, OH*OW] and a batched contraction
-    out[n, f, p] += ext(w[f, k]) * ext(col[n, k, p]), which the matmul
-    matcher maps to MMA tiles (M = F, N = OH*OW, K = C*KH*KW, a block
-    column per image).
-The im2col buffer costs one pass over K*P elements of global memory (the
-implicit-GEMM form that gathers straight into shared memory is not done).
+    out[n, f, p] += ext(w[f, k]) * ext(col[n, k, p]);
+  - then upstream's elementwise fusion (linalg-fuse-elementwise-ops, on
+    that kernel) folds the gather into the contraction: its B operand reads
+    the (padded) input at x[n, k / (KH*KW), oh(p)*s + kh(k), ow(p)*s + kw(k)]
+    (an affine indexing map), so no im2col buffer exists. The matmul matcher
+    takes that index arithmetic (convert_mskernel_to_gpu._match_matmul) and
+    maps the contraction to MMA tiles (M = F, N = OH*OW, K = C*KH*KW, a
+    block column per image) whose load phase gathers B's tile straight into
+    shared memory (element loads, consecutive threads along the output
+    pixels): the implicit GEMM. A gather the fusion leaves in place (none
+    known) stays a buffer in global memory, with a remark saying so.
 """
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
+from mlir.passmanager import PassManager
 
+from ..common.diagnostics import emit_remark
 from ..common.transform import ANY, Script, apply_script
 from . import mma
 from .loops import _walk
@@ -83,8 +91,11 @@ def to_tensor_core_gemms(module: ir.Operation, kernels: list[ir.Operation],
     were rewritten."""
     n = 0
     i64 = ir.IntegerType.get_signless(64)
+    rewritten = []
     for k in kernels:
         for op in _candidates(k, threads):
+            if k not in rewritten:
+                rewritten.append(k)
             x, w, init = list(op.operands)[:3]
             res = ir.RankedTensorType(op.results[0].type)
             shape = list(res.shape)
@@ -111,4 +122,22 @@ def to_tensor_core_gemms(module: ir.Operation, kernels: list[ir.Operation],
                         f"transform.structured.convert_conv2d_to_img2col {h} : "
                         f"({ANY}) -> ({ANY}, {ANY})")
         apply_script(module, script.text())
+        for k in rewritten:
+            PassManager.parse("func.func(linalg-fuse-elementwise-ops)", k.context).run(k)
+            for g in _walk(k, _is_gather):
+                emit_remark(g.location, "convert-mskernel-to-gpu: the im2col gather of a "
+                            "convolution was not fused into its contraction; it is "
+                            "materialized in global memory")
     return n
+
+
+def _is_gather(op: ir.Operation) -> bool:
+    """An all-parallel linalg.generic reading one input through an indexing
+    map that is not a projected permutation (upstream im2col's gather)."""
+    if op.name != "linalg.generic" or len(op.operands) != 2:
+        return False
+    its = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+    if any("parallel" not in t for t in its):
+        return False
+    first = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[0]).value
+    return not first.is_projected_permutation

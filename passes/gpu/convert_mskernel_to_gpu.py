@@ -27,8 +27,12 @@ The mapping, per kernel:
     tiled (plan_matmul): a block per TM x TN output tile (batch dims: a block
     each), a thread per RM x RN register tile (outputs strided by the thread
     counts: coalesced stores, conflict-free shared reads), K stepped by TK
-    with the A and B tiles staged through shared memory (loads coalesced
-    along each buffer's innermost dim; a k-fast tile padded by one column).
+    with the A and B tiles staged through shared memory in two stages (K
+    step kt+1 loaded while step kt is computed); an operand whose tile rows
+    are contiguous 16-byte chunks in global memory keeps that layout and is
+    copied by cp.async (`cp-async`, sm_80+: mma.py's chunk copies), the
+    others element by element (coalesced along each buffer's innermost dim;
+    a k-fast tile transposed into k rows padded by one column).
     The phases (init the register tile from the output, per K step load /
     compute, store) are sibling thread loops in the block loop, the K steps a
     serial scf.for around the load and compute phases: barrier semantics on
@@ -87,13 +91,20 @@ CPU runs). An f16/bf16 convolution whose GEMM fits becomes im2col + such a
 contraction first, accumulated in f32 (passes/gpu/conv.py).
 
 The MMA tiles are double-buffered, k-contiguous operands copied by
-cp.async (passes/gpu/mma.py).
+cp.async (passes/gpu/mma.py). A contraction operand may be a gather: its
+indices pure index arithmetic of the loop ivs and k (a convolution's
+implicit GEMM, conv.py); its tile is loaded element by element.
+
+Few long rows are split reductions (plan_split): S blocks per output reduce
+balanced chunks into a global partial buffer, a second kernel folds them.
+
+Element-loaded tiles (FMA and MMA) are register-staged in the K loop:
+loaded before the compute phase, stored to the other stage after it.
 
 Not yet: conv tiling of f32 / small / dilated convolutions (one thread per
-output), split-K / split reductions (a long reduction to few outputs uses
-one block per output; a matmul with few output tiles gets small tiles
-instead), double-buffered FMA tiles and register-staged loads of
-non-contiguous operands, the polyhedral schedule
+output), split-K for matmuls (a matmul with few output tiles gets small
+tiles instead), swizzled shared layouts (a cp.async k-contiguous B tile is
+read with 2-way bank conflicts), the polyhedral schedule
 (mskernel-poly-schedule{target=gpu}).
 
 Diagnostics (errors, pass fails): a kernel with dynamic shapes; compute
@@ -114,7 +125,8 @@ from ..registry import Option, PassFailure, pipeline_pass_manager, register_pass
 from . import conv, mma
 from .loops import (  # noqa: F401 (re-exported: the mapping's limits and helpers)
     MAX_THREADS, MAX_GRID_YZ, MAX_BLOCK_Z, MIN_BLOCKS, WARP, _THREAD_IDS, _PHASES,
-    _SHARED, _LOCAL, _and, _block_grid, _clone, _const, _coords, _groups,
+    _SHARED, _LOCAL, _NO_BARRIER, _and, _block_grid, _clone, _const, _coords, _groups,
+    clone_load,
     _guarded, _index, _new_parallel, _thread_loop, _tile_element, _walk)
 
 KERNEL_ATTR = "mskernel.kind"
@@ -384,6 +396,21 @@ def _combine(m: dict, acc: ir.Value, other: ir.Value) -> ir.Value:
 
 
 
+SPLIT_MIN_PER_THREAD = 4    # a split block's threads fold at least this many elements each
+MAX_SPLIT = 1024
+
+
+def plan_split(outputs: int, K: int, T: int) -> int:
+    """How many blocks reduce each output's row (1: one block per output).
+    A few long rows would occupy a few SMs only: each row is split into S
+    balanced chunks (every thread folding >= SPLIT_MIN_PER_THREAD elements),
+    enough for about 2 x MIN_BLOCKS blocks in all."""
+    if outputs >= MIN_BLOCKS:
+        return 1
+    S = min(-(-2 * MIN_BLOCKS // outputs), K // (SPLIT_MIN_PER_THREAD * T), MAX_SPLIT)
+    return S if S >= 2 else 1
+
+
 def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
     """One block per output element: the block's T threads reduce the row in
     strided partial sums, then a shared-memory tree (log2 T phases), then
@@ -391,26 +418,45 @@ def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
     sibling thread loops in the block loop (the phases; sequential loops are
     exactly barrier semantics, so the CPU runs this form as is); with
     launch=true they become one thread loop with gpu.barrier between phases
-    and the buffer becomes workgroup memory (_fuse_phases)."""
+    and the buffer becomes workgroup memory (_fuse_phases).
+
+    Few long rows (plan_split: S > 1) are split reductions instead: S blocks
+    per output, block s reducing the balanced chunk [s*K/S, (s+1)*K/S) the
+    same way into partial[..., s] (a global buffer), then a second kernel,
+    one thread per output, folds the output's initial value and its S
+    partial results in order."""
     pv = p.opview
     lbs, ubs, steps = ([_const(v) for v in vs] for vs in (pv.lowerBound, pv.upperBound, pv.step))
     if any(v != 0 for v in lbs) or any(v != 1 for v in steps) or None in ubs:
         return False
     K, trips = m["K"], ubs
     T = min(threads, _pow2ceil(K))
+    S = plan_split(math.prod(trips), K, T)
     n = min(T, K)
-    bdims = [d for d in range(len(trips)) if trips[d] > 1]
+    nd = len(trips)
     ext = dict(enumerate(trips))
+    if S > 1:
+        ext[nd] = S                    # the chunk: a block dim of its own, outermost
+    bdims = ([nd] if S > 1 else []) + [d for d in range(nd) if trips[d] > 1]
     bgroups = _groups(bdims, ext, MAX_GRID_YZ)
     body = p.regions[0].blocks[0]
     elt = m["store"].operands[0].type
     with ir.InsertionPoint(p), p.location:
+        partial = None
+        if S > 1:
+            partial = memref.AllocOp(ir.MemRefType.get(list(trips) + [S], elt), [], []).result
         outer, in_outer, coords = _block_grid(bgroups, ext)
         outer.attributes[_PHASES] = ir.UnitAttr.get()
         with in_outer:
-            pmap = {body.arguments[d]: coords.get(d) or _index(0) for d in range(len(trips))}
+            pmap = {body.arguments[d]: coords.get(d) or _index(0) for d in range(nd)}
             for o in m["pre"]:
                 _clone(o, pmap)
+            start, end = _index(0), _index(K)
+            if S > 1:
+                sc = coords[nd]
+                start = arith.DivUIOp(arith.MulIOp(sc, _index(K)).result, _index(S)).result
+                end = arith.DivUIOp(arith.MulIOp(arith.AddIOp(sc, _index(1)).result,
+                                                 _index(K)).result, _index(S)).result
             shared = memref.AllocOp(ir.MemRefType.get([T], elt), [], [])
             shared.attributes[_SHARED] = ir.UnitAttr.get()
             sh = shared.result
@@ -421,13 +467,15 @@ def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
             with ir.InsertionPoint(_guarded(cond, at)):
                 expr = [o for o in m["fops"] if o not in (m["load"], m["store"], m["comb"])]
                 other = m["comb"].operands[1 - m["acc_pos"]]
+                first = t if S == 1 else arith.AddIOp(start, t).result
                 mp = dict(pmap)
-                mp[m["k"]] = t
+                mp[m["k"]] = first
                 for o in expr:
                     _clone(o, mp)
                 part = mp.get(other, other)
                 if T < K:
-                    loop = scf.ForOp(arith.AddIOp(t, _index(T)).result, _index(K), _index(T), [part])
+                    loop = scf.ForOp(arith.AddIOp(first, _index(T)).result, end, _index(T),
+                                     [part])
                     with ir.InsertionPoint(loop.body):
                         mp = dict(pmap)
                         mp[m["k"]] = loop.induction_variable
@@ -456,17 +504,52 @@ def _map_row_reduction(p: ir.Operation, m: dict, threads: int) -> bool:
                     ph.attributes[_WARP_ATTR] = ir.DenseI64ArrayAttr.get([s, n])
                 s //= 2
             # thread 0 folds the row's result into the output's initial value
+            # (split: stores the chunk's result into its partial slot)
             _, t, at = _thread_loop(T)
             with ir.InsertionPoint(at):
                 cond = arith.CmpIOp(arith.CmpIPredicate.eq, t, _index(0)).result
             with ir.InsertionPoint(_guarded(cond, at)):
-                idx = [pmap.get(v, v) for v in m["idx"]]
-                acc = memref.LoadOp(m["mem"], idx).result
-                r = memref.LoadOp(sh, [_index(0)]).result
-                memref.StoreOp(_combine(m, acc, r), m["mem"], idx)
+                if S > 1:
+                    r = memref.LoadOp(sh, [_index(0)]).result
+                    memref.StoreOp(r, partial, [pmap[body.arguments[d]] for d in range(nd)]
+                                   + [coords[nd]])
+                else:
+                    idx = [pmap.get(v, v) for v in m["idx"]]
+                    acc = memref.LoadOp(m["mem"], idx).result
+                    r = memref.LoadOp(sh, [_index(0)]).result
+                    memref.StoreOp(_combine(m, acc, r), m["mem"], idx)
             memref.DeallocOp(sh)
+        if S > 1:
+            _fold_partials(p, m, trips, S, partial, threads)
     p.erase()
     return True
+
+
+def _fold_partials(p: ir.Operation, m: dict, trips: list[int], S: int, partial: ir.Value,
+                   threads: int) -> None:
+    """The second kernel of a split reduction: per output (one thread each,
+    _map_parallel), its initial value folded with partial[..., 0 .. S) in order."""
+    body = p.regions[0].blocks[0]
+    nd = len(trips)
+    c0, c1 = _index(0), _index(1)
+    loop = scf.ParallelOp([], [c0] * nd, [_index(u) for u in trips], [c1] * nd, [])
+    block = loop.region.blocks.append(*([ir.IndexType.get()] * nd))
+    with ir.InsertionPoint(block):
+        ivs = list(block.arguments)
+        pmap = {body.arguments[d]: ivs[d] for d in range(nd)}
+        for o in m["pre"]:
+            _clone(o, pmap)
+        idx = [pmap.get(v, v) for v in m["idx"]]
+        init = memref.LoadOp(m["mem"], idx).result
+        f = scf.ForOp(_index(0), _index(S), _index(1), [init])
+        with ir.InsertionPoint(f.body):
+            v = memref.LoadOp(partial, ivs + [f.induction_variable]).result
+            scf.YieldOp([_combine(m, f.inner_iter_args[0], v)])
+        memref.StoreOp(f.results[0], m["mem"], idx)
+        scf.ReduceOp([], 0)
+    _map_parallel(loop.operation, threads)
+    with ir.InsertionPoint(p), p.location:
+        memref.DeallocOp(partial)
 
 
 # --- matmul tiling -------------------------------------------------------------------
@@ -564,14 +647,51 @@ def _match_matmul(p: ir.Operation) -> dict | None:
             return None
     if any(iv not in idx for iv in ivs):
         return None
-    uses = []
+    # an operand's indices are p's ivs, k, invariants, or pure index arithmetic
+    # of them in the loop body (affine.apply: a convolution's implicit-GEMM
+    # gather, conv.py); `index_ops` are those computations
+    index_ops = []
+    roots: dict = {}
+
+    def depends(v):
+        """The ivs and k that index value v is computed from (None: not index math)."""
+        if v in roots:
+            return roots[v]
+        if v == k or v in ivs:
+            return [v]
+        o = _owner_op(v)
+        if o is None or o not in fops:
+            return [] if _defined_outside(v, p) else None
+        if not _is_pure(o) or len(o.results) != 1:
+            return None
+        out = []
+        for w in o.operands:
+            d = depends(w)
+            if d is None:
+                return None
+            out += [x for x in d if x not in out]
+        if o not in index_ops:
+            index_ops.append(o)
+        roots[v] = out
+        return out
+    uses, gather = [], []
     for ld in ins:
         ix = list(ld.operands[1:])
-        if sum(1 for v in ix if v == k) != 1:
+        deps = [depends(v) for v in ix]
+        if any(d is None for d in deps):
             return None
-        if any(v != k and v not in ivs and not _defined_outside(v, p) for v in ix):
-            return None
-        uses.append([v for v in ix if v in ivs])
+        direct = sum(1 for v in ix if v == k)
+        on_k = sum(1 for d in deps if k in d)
+        if on_k == 0 or (direct and on_k != 1):
+            return None        # (k indexed directly: the only index that depends on it)
+        gather.append(any(_owner_op(v) is not None and _owner_op(v) in fops for v in ix))
+        used = []
+        for d in deps:
+            used += [v for v in d if v in ivs and v not in used]
+        uses.append(used)
+    if any(o.results[0] in (ins[0].results[0], ins[1].results[0], load.results[0])
+           for o in index_ops):
+        return None
     only_a = [v for v in uses[0] if v not in uses[1]]
     only_b = [v for v in uses[1] if v not in uses[0]]
     if not only_a or not only_b:
@@ -580,14 +700,17 @@ def _match_matmul(p: ir.Operation) -> dict | None:
     dims = {"m": ivs.index(m_iv), "n": ivs.index(n_iv)}
     # a tile is loaded k-fast when k is its buffer's innermost index
     kfast = [list(ld.operands[1:])[-1] == k for ld in ins]
+    index_ops.sort(key=fops.index)
     return {"loop": loop, "k": k, "K": K, "fops": fops, "store": store, "load": load,
             "comb": comb, "acc_pos": acc_pos, "prod": prod, "mem": mem, "idx": idx,
-            "a": ins[0], "b": ins[1], "dims": dims, "kfast": kfast}
+            "a": ins[0], "b": ins[1], "dims": dims, "kfast": kfast, "index_ops": index_ops,
+            "gather": gather}
 
 
 
 
-def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
+def _map_matmul(p: ir.Operation, m: dict, threads: int, launch_ops: bool = False,
+                cp_async: bool = True) -> bool:
     """The tiled contraction: a block per TM x TN output tile (batch dims: a
     block each), a thread per RM x RN register tile, K stepped by TK with the
     A and B tiles staged through shared memory. Phases, as sibling thread
@@ -617,9 +740,27 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
     bgroups = _groups(bdims, ext, MAX_GRID_YZ)
     body = p.regions[0].blocks[0]
     ivs = list(body.arguments)
-    ta, tb = m["a"].results[0].type, m["b"].results[0].type
     elt = m["store"].operands[0].type
-    pad = [1 if m["kfast"][0] else 0, 1 if m["kfast"][1] else 0]   # no bank conflicts on stores
+    # each operand's shared layout: rows of k ("k_rows": [TK, TS + pad], the m/n
+    # dim contiguous) or rows of m/n ([TS, TK + pad], k contiguous); an operand
+    # whose shared rows are contiguous 16-byte chunks in global memory too is
+    # copied by cp.async (mma._async_ok) in its own layout, pad 16 bytes; the
+    # others are loaded element by element into k rows (a k-fast one padded by
+    # one column: no bank conflicts on the transposing stores)
+    ops_ = []
+    for ld, dim, S, kf, gathered in ((m["a"], dm, M, m["kfast"][0], m["gather"][0]),
+                                     (m["b"], dn, N, m["kfast"][1], m["gather"][1])):
+        TS = TM if dim == dm else TN
+        elt_in = ld.results[0].type
+        s_fast = list(ld.operands)[-1] == ivs[dim]
+        bits = getattr(elt_in, "width", 0)
+        ch = mma.CHUNK_BYTES * 8 // bits if bits in (16, 32) and not gathered else 0
+        if cp_async and ch and kf and TK % ch == 0 and mma._async_ok(ld, True, K):
+            ops_.append((ld, dim, S, TS, kf, "async", False, ch))
+        elif cp_async and ch and s_fast and TS % ch == 0 and mma._async_ok(ld, True, S):
+            ops_.append((ld, dim, S, TS, kf, "async", True, ch))
+        else:
+            ops_.append((ld, dim, S, TS, kf, "elements", True, 1 if kf else 0))
     nkt = -(-K // TK)
     with ir.InsertionPoint(p), p.location:
         outer, in_outer, coords = _block_grid(bgroups, ext)
@@ -628,13 +769,18 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
             bc = {d: coords.get(d) or _index(0) for d in range(nd)}
             m0 = arith.MulIOp(bc[dm], _index(TM)).result
             n0 = arith.MulIOp(bc[dn], _index(TN)).result
-            sa = memref.AllocOp(ir.MemRefType.get([TK, TM + pad[0]], ta), [], [])
-            sb = memref.AllocOp(ir.MemRefType.get([TK, TN + pad[1]], tb), [], [])
+            bufs = []
+            space = ir.Attribute.parse("#gpu.address_space<workgroup>") if launch_ops else None
+            for ld, dim, S, TS, kf, how, k_rows, pad in ops_:
+                shape = [2, TK, TS + pad] if k_rows else [2, TS, TK + pad]
+                b = memref.AllocOp(ir.MemRefType.get(shape, ld.results[0].type,
+                                                     memory_space=space), [], [])
+                b.attributes[_SHARED] = ir.UnitAttr.get()
+                bufs.append(b.result)
+            sa, sb = bufs
             acc = memref.AllocOp(ir.MemRefType.get([T, RM, RN], elt), [], [])
-            sa.attributes[_SHARED] = ir.UnitAttr.get()
-            sb.attributes[_SHARED] = ir.UnitAttr.get()
             acc.attributes[_LOCAL] = ir.UnitAttr.get()
-            sa, sb, acc = sa.result, sb.result, acc.result
+            acc = acc.result
 
             def outputs(t):
                 """(ri, rj, out index, in-bounds condition) of thread t's tile."""
@@ -662,42 +808,106 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
                     with ir.InsertionPoint(_guarded(cond, at)):
                         v = memref.LoadOp(m["mem"], idx).result
                         memref.StoreOp(v, acc, [t, _index(ri), _index(rj)])
+
+            def element_conds(t, r, TS, kf, s0, k0, S, check_k):
+                """(tile k, tile row, global row, global k, in-bounds condition) of
+                element r of a thread's share of an element-loaded tile."""
+                total = TK * TS
+                e, ss, kk, gi, gk = _tile_element(t, r, T, TK, TS, kf, s0, k0)
+                conds = []
+                if total % T and (r + 1) * T > total:
+                    conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, e, _index(total)).result)
+                if S % TS:
+                    conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gi, _index(S)).result)
+                if check_k:
+                    conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gk, _index(K)).result)
+                return kk, ss, gi, gk, _and(conds)
+
+            def load_phase(k0, stage, check_k, staged=None):
+                """The A and B tiles of the K step at k0 -> stage `stage` of the
+                shared buffers (check_k: k0 may be past K, the prefetch after
+                the last step: nothing, or zero-filled chunks, is loaded there).
+                `staged`: a list that receives the element-loaded values' store
+                phase (the values kept in registers meanwhile: store_phase)."""
+                _, t, at = _thread_loop(T)
+                stores = []
+                with ir.InsertionPoint(at):
+                    for (ld, dim, S, TS, kf, how, k_rows, _), buf in zip(ops_, bufs):
+                        s0 = m0 if dim == dm else n0
+                        if how == "async":
+                            zero = arith.ConstantOp(ld.results[0].type, 0).result \
+                                if isinstance(ld.results[0].type, ir.IntegerType) else \
+                                arith.ConstantOp(ld.results[0].type, 0.0).result
+                            mma._chunk_copies(ld, buf, stage, t, T, TS, TK, S, K, s0, k0,
+                                              check_k, {ivs[d]: bc[d] for d in range(nd)},
+                                              ivs[dim], m["k"], zero, at, launch_ops, k_rows)
+                            continue
+                        n = -(-(TK * TS) // T)
+                        reg = None
+                        if staged is not None:        # this operand's values, per thread
+                            with staged_at[0]:
+                                reg = memref.AllocOp(ir.MemRefType.get(
+                                    [T, n], ld.results[0].type), [], [])
+                            reg.attributes[_LOCAL] = ir.UnitAttr.get()
+                            reg = reg.result
+                            regs.append(reg)
+                        for r in range(n):
+                            kk, ss, gi, gk, cond = element_conds(t, r, TS, kf, s0, k0, S,
+                                                                 check_k)
+                            stores.append((reg, buf, r, TS, kf, s0, S))
+                            with ir.InsertionPoint(_guarded(cond, at)):
+                                where = {ivs[d]: bc[d] for d in range(nd)}
+                                where[ivs[dim]] = gi
+                                where[m["k"]] = gk
+                                v = clone_load(ld, where).results[0]
+                                if reg is None:
+                                    memref.StoreOp(v, buf, [stage, kk, ss])
+                                else:
+                                    memref.StoreOp(v, reg, [t, _index(r)])
+                    if staged is not None and stores:
+                        staged.append((stores, k0, stage, check_k))
+
+            def store_phase(staged):
+                """The element-loaded values of a staged load phase, from the
+                registers they were loaded into, -> their shared stage (after
+                the compute phase: their global latency hidden behind it)."""
+                for stores, k0, stage, check_k in staged:
+                    _, t, at = _thread_loop(T)
+                    with ir.InsertionPoint(at):
+                        for reg, buf, r, TS, kf, s0, S in stores:
+                            kk, ss, _, _, cond = element_conds(t, r, TS, kf, s0, k0, S,
+                                                               check_k)
+                            with ir.InsertionPoint(_guarded(cond, at)):
+                                v = memref.LoadOp(reg, [t, _index(r)]).result
+                                memref.StoreOp(v, buf, [stage, kk, ss])
+
+            def read(buf, k_rows, stage, kk, s):
+                return memref.LoadOp(buf, [stage, kk, s] if k_rows else [stage, s, kk]).result
+
+            # two stages: K step kt+1 is loaded (cp.async with launch=true) while
+            # step kt is computed from the other stage
+            # (element-loaded operands: the next step's values are loaded into
+            # registers before the compute phase and stored to shared memory
+            # after it, so their latency is hidden behind it)
+            load_phase(_index(0), _index(0), K % TK != 0)
             kt_loop = scf.ForOp(_index(0), _index(nkt), _index(1))
             # (kept a loop: fully unrolled by LLVM at O3, ptxas then schedules
             # the small tiles' K steps into up to 255 registers)
             kt_loop.attributes["loop_annotation"] = ir.Attribute.parse(
                 "#llvm.loop_annotation<unroll = <disable = true>>")
+            staged_at, staged, regs = [ir.InsertionPoint(kt_loop)], [], []
             with ir.InsertionPoint(kt_loop.body):
                 kt = kt_loop.induction_variable
                 k0 = arith.MulIOp(kt, _index(TK)).result
-                # load phase: the A and B tiles of this K step into shared memory
-                _, t, at = _thread_loop(T)
-                with ir.InsertionPoint(at):
-                    for ld, buf, dim, TS, S, kf in ((m["a"], sa, dm, TM, M, m["kfast"][0]),
-                                                    (m["b"], sb, dn, TN, N, m["kfast"][1])):
-                        s0 = m0 if dim == dm else n0
-                        total = TK * TS
-                        for r in range(-(-total // T)):
-                            e, ss, kk, gi, gk = _tile_element(t, r, T, TK, TS, kf, s0, k0)
-                            conds = []
-                            if total % T and (r + 1) * T > total:
-                                conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, e,
-                                                          _index(total)).result)
-                            if S % TS:
-                                conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gi,
-                                                          _index(S)).result)
-                            if K % TK:
-                                conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, gk,
-                                                          _index(K)).result)
-                            with ir.InsertionPoint(_guarded(_and(conds), at)):
-                                where = {ivs[d]: bc[d] for d in range(nd)}
-                                where[ivs[dim]] = gi
-                                where[m["k"]] = gk
-                                v = _clone(ld, where).results[0]
-                                memref.StoreOp(v, buf, [kk, ss])
+                nxt = arith.AddIOp(kt, _index(1)).result
+                load_phase(arith.MulIOp(nxt, _index(TK)).result,
+                           arith.RemUIOp(nxt, _index(2)).result, True, staged)
                 # compute phase: RM x RN multiply-adds per kk of this K step
-                _, t, at = _thread_loop(T)
+                ph, t, at = _thread_loop(T)
+                if staged:      # (the stores after it write the other stage)
+                    ph.attributes[_NO_BARRIER] = ir.UnitAttr.get()
                 with ir.InsertionPoint(at):
+                    stage = arith.RemUIOp(kt, _index(2)).result
                     tn = arith.RemUIOp(t, _index(TX)).result
                     tm = arith.DivUIOp(t, _index(TX)).result
                     ub = _index(TK)
@@ -706,12 +916,13 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
                     kl = scf.ForOp(_index(0), ub, _index(1))
                     with ir.InsertionPoint(kl.body):
                         kk = kl.induction_variable
-                        av = [memref.LoadOp(sa, [kk, arith.AddIOp(tm, _index(r * TY)).result])
-                              .result for r in range(RM)]
-                        bv = [memref.LoadOp(sb, [kk, arith.AddIOp(tn, _index(r * TX)).result])
-                              .result for r in range(RN)]
+                        av = [read(sa, ops_[0][6], stage, kk,
+                                   arith.AddIOp(tm, _index(r * TY)).result) for r in range(RM)]
+                        bv = [read(sb, ops_[1][6], stage, kk,
+                                   arith.AddIOp(tn, _index(r * TX)).result) for r in range(RN)]
                         expr = [o for o in m["fops"] if o not in
-                                (m["a"], m["b"], m["load"], m["store"], m["comb"])]
+                                (m["a"], m["b"], m["load"], m["store"], m["comb"])
+                                and o not in m["index_ops"]]
                         for ri in range(RM):
                             for rj in range(RN):
                                 where = {m["a"].results[0]: av[ri], m["b"].results[0]: bv[rj]}
@@ -722,6 +933,7 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
                                 memref.StoreOp(_combine(m, a, where[m["prod"].results[0]]),
                                                acc, pos)
                         scf.YieldOp([])
+                store_phase(staged)
                 scf.YieldOp([])
             # store phase: the register tile -> the output
             _, t, at = _thread_loop(T)
@@ -730,7 +942,7 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int) -> bool:
                     with ir.InsertionPoint(_guarded(cond, at)):
                         v = memref.LoadOp(acc, [t, _index(ri), _index(rj)]).result
                         memref.StoreOp(v, m["mem"], idx)
-            for buf in (sa, sb, acc):
+            for buf in [sa, sb, acc] + regs:
                 memref.DeallocOp(buf)
     p.erase()
     return True
@@ -830,8 +1042,9 @@ def _fuse_phases(kernel: ir.Operation) -> None:
             pb.arguments[0].replace_all_uses_with(t)
             for o in [o.operation for o in pb.operations][:-1]:
                 o.move_before(ph)
-            with ir.InsertionPoint(ph), ph.location:
-                gpu.BarrierOp()
+            if _NO_BARRIER not in ph.attributes:
+                with ir.InsertionPoint(ph), ph.location:
+                    gpu.BarrierOp()
             ph.erase()
         last = fb.operations[len(fb.operations) - 2]
         if last.operation.name == "gpu.barrier":
@@ -1125,7 +1338,7 @@ def _aliased_kernels(module: ir.Operation) -> set[str]:
 
 def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True,
                promote: bool = True, tile_matmul: bool = True, tensor_cores: bool = False,
-               tf32: bool = False, mma_ops: bool = False) -> None:
+               tf32: bool = False, mma_ops: bool = False, cp_async: bool = True) -> None:
     """Maps the top-level scf.parallel loops of a bufferized kernel (and its
     serial leftovers) to blocks and threads; contractions that fit tensor
     cores (passes/gpu/mma.py) get MMA tiles (mma_ops: as nvgpu ops, else the
@@ -1146,7 +1359,7 @@ def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True
             kind = mma.mma_kind(mm, tf32) if mm is not None and tensor_cores else None
             if kind is not None and mma.map_matmul_mma(o, mm, kind, threads, mma_ops):
                 continue
-            if mm is not None and _map_matmul(o, mm, threads):
+            if mm is not None and _map_matmul(o, mm, threads, mma_ops, cp_async):
                 continue
             m = _match_row_reduction(o) if block_reductions else None
             if m is None or not _map_row_reduction(o, m, threads):
@@ -1178,12 +1391,15 @@ def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True
                                        "matmul_allow_tf32)"),
                         "fma": Option(bool, True, "float mul/add of device code marked fastmath "
                                       "contract (fused into fma by the back end)"),
+                        "cp-async": Option(bool, True, "FMA matmul tiles copied to shared memory "
+                                           "by cp.async where contiguous (sm_80+; false: "
+                                           "element loads)"),
                         "launch": Option(bool, True, "convert the mapped loops to gpu.launch "
                                                      "(false: stop at the mapped scf.parallel "
                                                      "nest, which the CPU can run)")})
 def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reductions: bool,
                             tile_matmul: bool, tensor_cores: bool, tf32: bool, fma: bool,
-                            launch: bool):
+                            cp_async: bool, launch: bool):
     try:
         if not 1 <= threads <= MAX_THREADS:
             raise _Error(module.location, f"convert-mskernel-to-gpu: threads={threads} is not in "
@@ -1209,7 +1425,7 @@ def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reducti
             safe = ir.StringAttr(k.attributes["sym_name"]).value not in aliased
             map_kernel(k, threads, block_reductions and safe, promote=safe,
                        tile_matmul=tile_matmul and safe, tensor_cores=tensor_cores, tf32=tf32,
-                       mma_ops=launch)
+                       mma_ops=launch, cp_async=cp_async)
             _run(k, "func.func(cse)")      # (canonicalize would merge the block/thread loops)
             if launch:
                 to_launches(k, contract=fma)

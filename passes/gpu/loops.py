@@ -128,6 +128,32 @@ def _clone(op: ir.Operation, mapping: dict) -> ir.Operation:
     return new
 
 
+def clone_load(ld: ir.Operation, mapping: dict) -> ir.Operation:
+    """Clones memref.load `ld` at the current insertion point with the pure
+    ops of its block that compute its indices (a gather's index arithmetic:
+    a convolution's implicit GEMM), operands remapped by `mapping`."""
+    block = ld.block
+    chain, seen = [], set()
+
+    def visit(v):
+        o = v.owner
+        if isinstance(o, ir.Block):
+            return
+        o = o.operation
+        if o.block != block or id(o) in seen or o.regions:
+            return
+        seen.add(id(o))
+        for w in o.operands:
+            visit(w)
+        chain.append(o)
+    for v in list(ld.operands)[1:]:
+        visit(v)
+    for o in chain:
+        if o.results[0] not in mapping:
+            _clone(o, mapping)
+    return _clone(ld, mapping)
+
+
 def _thread_loop(T: int):
     loop, (t,) = _new_parallel([T], ["thread_x"])
     block = loop.regions[0].blocks[0]
@@ -145,6 +171,7 @@ def _guarded(cond: ir.Value | None, at: ir.Operation) -> ir.Operation:
 
 
 _LOCAL = "msmlir.gpu_local"
+_NO_BARRIER = "msmlir.gpu_no_barrier"    # a phase the next one need not wait for
 MIN_BLOCKS = 128             # about one wave of an H100's 132 SMs
 
 

@@ -29,8 +29,12 @@ bypassing L1, zero-filled past its valid count), and before the barrier
 that ends each load phase a commit group and a wait for all but the newest
 group: step kt+1's copies fly while step kt computes. Other operands (A
 stored k-major, TF32's B with n contiguous, extents that are not chunk
-multiples) are loaded and stored element by element into the same stages
-(their latency is not hidden: no register staging yet).
+multiples, a convolution's gathered input windows) are loaded element by
+element: in the K loop into registers before the compute phase (a `local`
+[T, n] buffer: private registers with launch=true) and stored to the other
+stage after it, so their global latency is hidden behind the compute (no
+barrier between the compute and those stores: they write the stage it does
+not read).
 
 Each thread's accumulators are the C fragments' elements it owns in
 mma.sync: element e (0..3) of fragment (mi, ni) is row g + 8*(e//2),
@@ -77,7 +81,7 @@ def mma_kind(m: dict, tf32: bool) -> str | None:
         return None
     a, b = m["a"].results[0], m["b"].results[0]
     expr = [o for o in m["fops"] if o not in (m["a"], m["b"], m["load"], m["store"], m["comb"],
-                                                m["prod"])]
+                                                m["prod"]) and o not in m["index_ops"]]
     ta, tb = a.type, b.type
     if isinstance(ta, ir.F32Type) and isinstance(tb, ir.F32Type):
         return "tf32" if tf32 and not expr and set(m["prod"].operands) == {a, b} else None
@@ -256,19 +260,24 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                     with ir.InsertionPoint(base._guarded(cond, at)):
                         v = memref.LoadOp(m["mem"], idx).result
                         memref.StoreOp(v, acc, [t, _i(mi), _i(ni), _i(e)])
-            def load_phase(k0, stage, check_k):
+            def load_phase(k0, stage, check_k, staged=None):
                 """The A and B tiles of the K step at k0 -> stage `stage` of
                 the shared buffers, zeros out of bounds (check_k: k0 may be
-                past K, the prefetch after the last step)."""
+                past K, the prefetch after the last step). `staged`: a list
+                that receives the element-loaded values' store phase (the
+                values kept in registers meanwhile: store_phase)."""
                 _, t, at = base._thread_loop(T)
+                stores = []
                 with ir.InsertionPoint(at):
                     zero = arith.ConstantOp(elt_in, 0.0).result
-                    for ld, buf, dim, TS, S, kf in ((m["a"], sa, dm, TM, M, m["kfast"][0]),
-                                                    (m["b"], sb, dn, TN, N, m["kfast"][1])):
+                    for ld, buf, dim, TS, S, kf, gathered in (
+                            (m["a"], sa, dm, TM, M, m["kfast"][0], m["gather"][0]),
+                            (m["b"], sb, dn, TN, N, m["kfast"][1], m["gather"][1])):
                         s0 = m0 if dim == dm else n0
                         k_rows = buf is sb and b_trans         # tile rows are k
                         s_fast = list(ld.operands)[-1] == ivs[dim]
-                        if _async_ok(ld, s_fast if k_rows else kf, S if k_rows else K):
+                        if not gathered and _async_ok(ld, s_fast if k_rows else kf,
+                                                      S if k_rows else K):
                             _chunk_copies(ld, buf, stage, t, T, TS, TK, S, K, s0, k0, check_k,
                                           {ivs[d]: bc[d] for d in range(nd)}, ivs[dim],
                                           m["k"], zero, at, ops, k_rows)
@@ -288,7 +297,7 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                             where = {ivs[d]: bc[d] for d in range(nd)}
                             where[ivs[dim]] = gi
                             where[m["k"]] = gk
-                            v = base._clone(ld, where).results[0]
+                            v = base.clone_load(ld, where).results[0]
                             ok = base._and(conds)
                             if ok is not None:
                                 v = arith.SelectOp(ok, v, zero).result
@@ -296,23 +305,58 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                             if total % T and (r + 1) * T > total:
                                 in_range = arith.CmpIOp(arith.CmpIPredicate.ult, e,
                                                         _i(total)).result
+                            stores.append((v, buf, k_rows, r, TS, kf, s0, total))
+                            if staged is None:
+                                with ir.InsertionPoint(base._guarded(in_range, at)):
+                                    memref.StoreOp(v, buf, [stage, kk, ss] if k_rows else
+                                                   [stage, ss, kk])
+                    if staged is not None and stores:
+                        with staged_at[0]:
+                            reg = memref.AllocOp(ir.MemRefType.get([T, len(stores)], elt_in),
+                                                 [], [])
+                        reg.attributes[base._LOCAL] = ir.UnitAttr.get()
+                        regs.append(reg.result)
+                        for j, (v, *_rest) in enumerate(stores):
+                            memref.StoreOp(v, reg.result, [t, _i(j)])
+                        staged.append((reg.result, stores, k0, stage))
+
+            def store_phase(staged):
+                """The element-loaded values of a staged load phase, from the
+                registers they were loaded into, -> their shared stage (after
+                the compute phase: their global latency hidden behind it)."""
+                for reg, stores, k0, stage in staged:
+                    _, t, at = base._thread_loop(T)
+                    with ir.InsertionPoint(at):
+                        for j, (_, buf, k_rows, r, TS, kf, s0, total) in enumerate(stores):
+                            e, ss, kk, _, _ = base._tile_element(t, r, T, TK, TS, kf, s0, k0)
+                            in_range = None
+                            if total % T and (r + 1) * T > total:
+                                in_range = arith.CmpIOp(arith.CmpIPredicate.ult, e,
+                                                        _i(total)).result
                             with ir.InsertionPoint(base._guarded(in_range, at)):
+                                v = memref.LoadOp(reg, [t, _i(j)]).result
                                 memref.StoreOp(v, buf, [stage, kk, ss] if k_rows else
                                                [stage, ss, kk])
 
             # two stages: the K step kt+1 is loaded (cp.async with launch=true)
             # while step kt is computed from the other stage
+            # (element-loaded operands: the next step's values are loaded into
+            # registers before the compute phase and stored to shared memory
+            # after it, so their latency is hidden behind it; cp.async ones fly)
             load_phase(_i(0), _i(0), K % TK != 0)
             kt_loop = scf.ForOp(_i(0), _i(nkt), _i(1))
             kt_loop.attributes["loop_annotation"] = ir.Attribute.parse(
                 "#llvm.loop_annotation<unroll = <disable = true>>")
+            staged_at, staged, regs = [ir.InsertionPoint(kt_loop)], [], []
             with ir.InsertionPoint(kt_loop.body):
                 kt = kt_loop.induction_variable
                 nxt = arith.AddIOp(kt, _i(1)).result
                 load_phase(arith.MulIOp(nxt, _i(TK)).result,
-                           arith.RemUIOp(nxt, _i(2)).result, True)
+                           arith.RemUIOp(nxt, _i(2)).result, True, staged)
                 # compute phase
-                _, t, at = base._thread_loop(T)
+                ph, t, at = base._thread_loop(T)
+                if staged:      # (the stores after it write the other stage)
+                    ph.attributes[base._NO_BARRIER] = ir.UnitAttr.get()
                 with ir.InsertionPoint(at):
                     loop = _cpu_compute(kind, sa, sb, acc, t, *warp_origin(t),
                                         arith.RemUIOp(kt, _i(2)).result, FM, FN, FK, TK,
@@ -322,6 +366,7 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                         loop.attributes[_TAG + "_shape"] = ir.DenseI64ArrayAttr.get([FM, FN])
                         if b_trans:
                             loop.attributes[_TAG + "_btrans"] = ir.UnitAttr.get()
+                store_phase(staged)
                 scf.YieldOp([])
             # store phase: the accumulators -> the output
             _, t, at = base._thread_loop(T)
@@ -330,7 +375,7 @@ def map_matmul_mma(p: ir.Operation, m: dict, kind: str, threads: int, ops: bool)
                     with ir.InsertionPoint(base._guarded(cond, at)):
                         v = memref.LoadOp(acc, [t, _i(mi), _i(ni), _i(e)]).result
                         memref.StoreOp(v, m["mem"], idx)
-            for buf in (sa, sb, acc):
+            for buf in [sa, sb, acc] + regs:
                 memref.DeallocOp(buf)
     p.erase()
     return True

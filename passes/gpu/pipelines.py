@@ -98,6 +98,7 @@ def gpu_stages(*, chip: str, features: str, opt_level: int, format: str, threads
            f"block-reductions={str(block_reductions).lower()} "
            f"tile-matmul={str(tile_matmul).lower()} tensor-cores={str(mma).lower()} "
            f"tf32={str(tf32 and mma).lower()} fma={str(fma).lower()} "
+           f"cp-async={str(has_mma(chip)).lower()} "
            f"launch={str(launch).lower()}}}")
     stages = [("kernels", graph["kernels"]), ("linalg", graph["linalg"])]
     if not launch:

@@ -122,9 +122,18 @@ def _from_python(data) -> np.ndarray:
     return arr
 
 
+def _adoptable(arr: np.ndarray) -> bool:
+    """C-contiguous, writeable, and nobody else's: numpy's own memory, or a
+    buffer whose owner says so (`__msmlir_owned__`: msmlir.gpu's results in
+    managed memory, which stay on the GPU until the host reads them)."""
+    f = arr.flags
+    return f.c_contiguous and f.writeable and (
+        f.owndata or getattr(arr.base, "__msmlir_owned__", False))
+
+
 def _owned(arr: np.ndarray) -> np.ndarray:
     """A C-contiguous, writeable array that nobody else holds (copies when needed)."""
-    if arr.flags.c_contiguous and arr.flags.writeable and arr.flags.owndata:
+    if _adoptable(arr):
         return arr
     return np.array(arr, copy=True, order="C")
 
@@ -204,8 +213,9 @@ class Tensor:
         A compiled function's fresh output (an owned, contiguous array of a supported
         dtype) is adopted without _make's conversions."""
         if type(arr) is np.ndarray and arr.dtype in _SUPPORTED_NP:
-            f = arr.flags
-            if f.c_contiguous and f.writeable and f.owndata:
+            f = arr.flags     # (_adoptable, inline: every result of every call)
+            if f.c_contiguous and f.writeable and (
+                    f.owndata or getattr(arr.base, "__msmlir_owned__", False)):
                 t = Tensor.__new__(Tensor)
                 t.const_arg = False
                 t._data = arr

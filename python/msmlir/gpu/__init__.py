@@ -7,8 +7,9 @@
     export_cubin(mindir, out_dir, ...)           cubins + launch manifest + a ctypes/libcuda runner
     host.compile_host(mindir) / host.load(prog)  the in-process runtime: host code on device
                                                  buffers through MLIR's CUDA runtime (JIT)
-    graph.compile_graph(text, params=...)        the same for a jitted graph, its Parameters
-                                                 kept on the device across calls (resident)
+    graph.compile_graph(text, params=...)        the same for a jitted graph or a PyNative op:
+                                                 its Parameters kept on the device across calls,
+                                                 its results in managed memory (resident)
     device.cuda_device_count() / require_device() whether this process can run on a GPU
 
 set_context(device_target="GPU") hands jitted graphs to graph.compile_graph:

@@ -53,6 +53,7 @@ class GpuProgram:
     objects: dict[str, bytes] = field(default_factory=dict)   # gpu.binary name -> PTX / cubin
     launches: list[Launch] = field(default_factory=list)
     resident: dict[str, int] = field(default_factory=dict)   # name -> device-resident inputs
+    device_io: bool = False        # every argument a device buffer (msmlir.gpu.resident)
 
     @property
     def ptx(self) -> dict[str, str]:
@@ -141,12 +142,14 @@ def objects_of(module: ir.Module) -> dict[str, bytes]:
     return out
 
 
-def _mark_inputs(module: ir.Module, sigs: dict[str, Signature], resident: int = 0) -> None:
+def _mark_inputs(module: ir.Module, sigs: dict[str, Signature], resident: int = 0,
+                 device_io: bool = False) -> None:
     """Each public function's number of inputs (msmlir-gpu-device-buffers:
     those are copied to the device, the out-parameters after them back) and,
     with `resident` > 0, its device-resident arguments: the last `resident`
     inputs (Parameters, msmlir.gpu.resident) and the out-parameters of the
-    results written back into them."""
+    results written back into them; with `device_io`, every argument (the
+    caller passes device or managed buffers: msmlir.gpu.resident)."""
     with module.context:
         i64 = ir.IntegerType.get_signless(64)
         for op in module.body.operations:
@@ -158,9 +161,12 @@ def _mark_inputs(module: ir.Module, sigs: dict[str, Signature], resident: int = 
                 continue
             n_in = len(sig.inputs)
             op.attributes[INPUTS_ATTR] = ir.IntegerAttr.get(i64, n_in)
-            if resident:
-                if resident > n_in:
-                    raise ValueError(f"{name}: {resident} resident inputs, but only {n_in} inputs")
+            if resident > n_in:
+                raise ValueError(f"{name}: {resident} resident inputs, but only {n_in} inputs")
+            if device_io:
+                op.attributes[RESIDENT_ATTR] = ir.ArrayAttr.get(
+                    [ir.IntegerAttr.get(i64, i) for i in range(n_in + len(sig.outputs))])
+            elif resident:
                 first = n_in - resident
                 idx = list(range(first, n_in)) + sorted(n_in + r for r, a in sig.writeback
                                                         if a >= first)
@@ -169,7 +175,7 @@ def _mark_inputs(module: ir.Module, sigs: dict[str, Signature], resident: int = 
 
 
 def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
-                resident: int = 0, **options) -> GpuProgram:
+                resident: int = 0, device_io: bool = False, **options) -> GpuProgram:
     """Compiles mindir (text or module) with msmlir-gpu-pipeline; `options` are
     the pipeline's (chip, features, opt_level, format, threads, graph_kernel).
     `stop_after` names a stage of passes/gpu/pipelines.py's gpu_stages
@@ -177,7 +183,8 @@ def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
     that convert-mskernel-to-gpu{launch=false} leaves. `host` adds the stage
     "host" (the LLVM-dialect module of the in-process runtime, msmlir.gpu.host);
     with it, the last `resident` inputs of each public function (and their
-    updates) are device buffers the caller keeps (msmlir.gpu.resident)."""
+    updates) are device buffers the caller keeps (msmlir.gpu.resident), and
+    with `device_io` every argument is."""
     opts = _options(**options)
     host = opts.pop("host") or host
     stages = gpu_stages(**opts, launch=stop_after != "mapped", host=host)
@@ -186,13 +193,13 @@ def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
         raise ValueError(f"no stage '{stop_after}' (stages: {', '.join(names)})")
     module, sigs = _prepare(src)
     if host:
-        _mark_inputs(module, sigs, resident)
+        _mark_inputs(module, sigs, resident, device_io)
     with module.context, _ptxas_on_path():
         for name, text in stages:
             run_pipeline(module, f"builtin.module({text})")
             if name == stop_after:
                 break
-    prog = GpuProgram(module, sigs, opts)
+    prog = GpuProgram(module, sigs, opts, device_io=device_io)
     if host and stop_after in (None, "host"):
         return prog                  # (the gpu ops are LLVM now; objects stay embedded)
     if stop_after in (None, "binary"):

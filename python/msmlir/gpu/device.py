@@ -62,6 +62,24 @@ def device_target(ordinal: int = 0) -> tuple[str, str, str]:
                               "older than msmlir's GPU target supports (sm_70)")
 
 
+def managed_memory_ok(ordinal: int = 0) -> tuple[bool, str]:
+    """(ok, why not): whether device `ordinal` lets the host and the device use
+    managed memory concurrently (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY and
+    CONCURRENT_MANAGED_ACCESS: Linux, Pascal and later), which results kept
+    in managed memory need (msmlir.gpu.resident)."""
+    cu = ctypes.CDLL(os.environ.get("MSMLIR_LIBCUDA", "libcuda.so.1"))
+    dev, managed, concurrent = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    if cu.cuDeviceGet(ctypes.byref(dev), ordinal) != 0 or \
+            cu.cuDeviceGetAttribute(ctypes.byref(managed), 83, dev) != 0 or \
+            cu.cuDeviceGetAttribute(ctypes.byref(concurrent), 89, dev) != 0:
+        return False, f"cannot read the managed-memory attributes of CUDA device {ordinal}"
+    if not managed.value:
+        return False, f"CUDA device {ordinal} has no managed memory"
+    if not concurrent.value:
+        return False, f"CUDA device {ordinal} has no concurrent managed access"
+    return True, ""
+
+
 def cuda_device_count() -> int:
     return cuda_status()[0]
 

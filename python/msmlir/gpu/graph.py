@@ -5,7 +5,8 @@ and threads, lowered through NVVM to PTX) and every kernel is assembled by
 ptxas (when the `[gpu]` extra provides it), so a kernel the GPU would reject
 is an error here too. With a CUDA device in the process the graph then runs
 through the in-process host runtime (msmlir.gpu.host: gpu-to-llvm + MLIR's
-CUDA runtime, buffers kept on the device across the graph's kernels; not yet
+CUDA runtime, buffers kept on the device across the graph's kernels, results
+kept on the device in managed memory across graphs and PyNative ops; not yet
 verified on a GPU). Without one the call raises GpuUnavailableError saying
 what was compiled and checked, why it cannot run, and the two ways on
 (device_target="CPU" here, or msmlir.gpu.export_cubin's cubins + runner on a
@@ -52,7 +53,7 @@ def compile_graph(text: str, timings: dict | None = None, params=None):
         if find_ptxas() is None:
             fmt = "isa"              # PTX, compiled by the driver
         compiled = load(compile_host(text, chip=chip, features=features, format=fmt,
-                                     resident=len(params or ())))
+                                     resident=len(params or ()), device_io=True))
         compiled.owns_parameters = bool(params)
         if params:
             name, = compiled.signatures

@@ -13,6 +13,13 @@ images loaded by a global constructor (mgpuModuleLoad), run by
 `initialize()`. The result is a msmlir.runtime CompiledModule: `.call(name,
 *arrays)` with numpy in and out, as on the CPU.
 
+With `device_io=True` (what set_context(device_target="GPU") compiles:
+msmlir.gpu.graph) every argument is a device buffer the caller passes:
+GpuModule's dispatcher (msmlir.gpu.resident.ResidentDispatcher) uploads a
+host input into a buffer per argument slot, passes a managed-memory result
+of an earlier call as it is, and returns results in managed memory, so
+graphs and PyNative ops chain on the device and the host's read is the copy.
+
 A jitted graph's Parameters (weights, optimizer state) can stay on the
 device across calls: compile_host(..., resident=n) marks the last n inputs
 of each public function, and the out-parameters of their updates, as device
@@ -67,14 +74,16 @@ def runtime_library_path() -> str:
     return "libmlir_cuda_runtime.so"
 
 
-def compile_host(src, *, resident: int = 0, **options) -> GpuProgram:
+def compile_host(src, *, resident: int = 0, device_io: bool = False, **options) -> GpuProgram:
     """mindir (text or module) -> the LLVM-dialect module of the in-process
     runtime (stage "host"); `options` are msmlir-gpu-pipeline's; the last
     `resident` inputs of each public function are Parameters kept on the
-    device (GpuModule.bind_parameters). Needs no GPU."""
+    device (GpuModule.bind_parameters); `device_io`: every argument is a
+    device buffer, results stay on the device (msmlir.gpu.resident: what
+    set_context(device_target="GPU") runs). Needs no GPU."""
     options = {k.replace("-", "_"): v for k, v in options.items()}
     options.setdefault("format", "bin" if find_ptxas() is not None else "isa")
-    prog = compile_gpu(src, host=True, resident=resident, **options)
+    prog = compile_gpu(src, host=True, resident=resident, device_io=device_io, **options)
     prog.resident = {name: resident for name in prog.signatures} if resident else {}
     return prog
 
@@ -110,17 +119,28 @@ class GpuModule(CompiledModule):
     def bind_parameters(self, name: str, params) -> ResidentDispatcher:
         """Function `name`, its last len(params) inputs fed from `params`, kept
         on the device (the program must be compiled with resident=len(params))."""
-        if self.resident.get(name, 0) != len(params):
+        if self.resident.get(name, 0) != len(params) and not (self.device_io and not params):
             raise ValueError(f"{name} was compiled with {self.resident.get(name, 0)} "
                              f"device-resident inputs, not {len(params)}")
-        path, lib = self._runtime_lib
-        if path not in _RUNTIMES:     # one stream for the Parameters' copies per library
-            _RUNTIMES[path] = DeviceRuntime(lib)
         d = ResidentDispatcher(self._funcs[name], self.signatures[name], params,
-                               _RUNTIMES[path], name)
+                               self._runtime(), name, self.device_io)
         d.module = self           # keeps the code alive
         self._dispatchers[name] = d
         return d
+
+    def dispatcher(self, name: str):
+        """Function `name`'s call path: with `device_io`, a ResidentDispatcher
+        without Parameters (device buffers in, managed results out)."""
+        d = self._dispatchers.get(name)
+        if d is None and self.device_io and name in self.signatures:
+            d = self.bind_parameters(name, [])
+        return d or super().dispatcher(name)
+
+    def _runtime(self) -> DeviceRuntime:
+        path, lib = self._runtime_lib
+        if path not in _RUNTIMES:     # one stream for the copies of Python's own per library
+            _RUNTIMES[path] = DeviceRuntime(lib)
+        return _RUNTIMES[path]
 
 
 def load(prog: GpuProgram, opt_level: int = 3) -> GpuModule:
@@ -137,6 +157,7 @@ def load(prog: GpuProgram, opt_level: int = 3) -> GpuModule:
     self.llvm_ir, self.signatures, self.callbacks = module, prog.signatures, []
     self.library, self._dispatchers = None, {}
     self.resident = dict(prog.resident)
+    self.device_io = prog.device_io
     self._runtime_lib = (path, lib)
     with module.context:
         self.check_sites = checks.sites_of(module)

@@ -14,13 +14,34 @@ trailing inputs are `params` (the frontend's Lowered.params, in order):
   - a call uploads a Parameter only when the device copy is not current
     (first use, or the host touched the value since); updates stay on the
     device and the host array becomes stale;
-  - while the device holds the value, the Parameter's class is a subclass of
-    its own (`_resident_class`) whose `_data` reads the device copy back first
-    (asnumpy, printing, numpy interop, checkpoints, deepcopy: every host access
-    goes through `_data`); shape/dtype queries do not copy. Any host access
-    makes the host copy the current one (it may be written through the
-    returned array), so the next call uploads it again. `to_host(params)` is
-    the explicit sync. The class is restored once the host copy is current.
+  - while the device holds the value, reading the Parameter's `_data` copies
+    the device copy back first (asnumpy, printing, numpy interop,
+    checkpoints, deepcopy: every host access goes through `_data`);
+    shape/dtype queries do not copy. Any host access makes the host copy the
+    current one (it may be written through the returned array), so the next
+    call uploads it again. `to_host(params)` is the explicit sync. The hook
+    is a data descriptor `_data` (`HostValue`) installed on the Parameter's
+    class while any of its instances is on the device (with shape/dtype/...
+    properties that read the host array's metadata, and a `__deepcopy__`
+    that syncs first), removed when none is: `type(p)` stays what it was
+    (`type(p) is Parameter`), and while no value is on the device the class
+    is untouched. Cost while installed: a Python-level descriptor call per
+    `_data` read of that class's instances (~0.3 us).
+
+Results stay on the device too (`device_io=True`, what set_context(
+device_target="GPU") compiles: every argument of the public functions is a
+device buffer the caller owns, msmlir-gpu-device-buffers copies none): each
+returned array lives in CUDA managed memory (`managed_array`: mgpuMemAlloc
+with host sharing, cuMemAllocManaged), a numpy array whose base is a
+`ManagedBuffer`. The next kernel that reads it reads it where it is (no
+copy; a PyNative op's result feeding the next op never crosses the bus),
+and a host read of it is the sync: the driver migrates the pages the host
+touches, after the call's stream synchronization. Inputs that are such
+arrays are passed as they are; any other input is uploaded into a buffer of
+its own per argument slot (reused across calls). This needs concurrent
+managed access (Linux, Pascal and later: an H100 has it, `device.
+managed_memory_ok`); without it results are copied to host arrays after
+each call, with a warning saying so.
 
 The device side is the program's own runtime library (MLIR's CUDA runtime:
 mgpuMemAlloc / mgpuMemcpy on one stream of this module's, synchronized before
@@ -32,7 +53,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
-import types
+import warnings
 import weakref
 
 import numpy as np
@@ -60,6 +81,19 @@ class DeviceRuntime:
         create = lib.mgpuStreamCreate
         create.restype, create.argtypes = ctypes.c_void_p, []
         self.stream = create()     # (the runtime's calls without a context take a stream)
+        self._managed = None
+
+    def managed_ok(self) -> bool:
+        """Whether results can live in managed memory (device.managed_memory_ok);
+        the first time it cannot, a warning says that results are copied."""
+        if self._managed is None:
+            from .device import managed_memory_ok
+            self._managed, why = managed_memory_ok()
+            if not self._managed:
+                warnings.warn(f"msmlir GPU: {why}; the results of GPU graphs and PyNative ops "
+                              "are copied to the host after every call", RuntimeWarning,
+                              stacklevel=3)
+        return self._managed
 
     def new_buffer(self, nbytes: int) -> int:
         p = self.alloc(max(nbytes, 1), self.stream, False)
@@ -76,14 +110,51 @@ class DeviceRuntime:
         self.sync(self.stream)
 
 
+class ManagedBuffer:
+    """A managed-memory allocation a numpy array is a view of (its `base`):
+    the array protocol for numpy, `__msmlir_owned__` for Tensor (nobody else
+    holds it: adopted without a copy), freed when the last view goes."""
+    __slots__ = ("__array_interface__", "ptr", "__weakref__")
+    __msmlir_owned__ = True
+
+    def __init__(self, rt: DeviceRuntime, shape, dtype):
+        dtype = np.dtype(dtype)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        ptr = rt.alloc(max(nbytes, 1), rt.stream, True)
+        if not ptr:
+            raise MemoryError(f"mgpuMemAlloc (managed) of {nbytes} bytes failed")
+        self.ptr = ptr
+        self.__array_interface__ = {"shape": tuple(shape), "typestr": dtype.str,
+                                    "descr": dtype.descr, "data": (ptr, False), "version": 3}
+        _MANAGED[ptr] = nbytes
+        weakref.finalize(self, _free_managed, rt, ptr).atexit = False
+
+
+_MANAGED: dict[int, int] = {}            # managed allocation address -> bytes
+
+
+def _free_managed(rt: DeviceRuntime, ptr: int) -> None:
+    _MANAGED.pop(ptr, None)
+    rt.free(ptr, rt.stream)
+
+
+def managed_array(rt: DeviceRuntime, shape, dtype) -> np.ndarray:
+    """A fresh C-contiguous array in managed memory (device and host see it)."""
+    return np.asarray(ManagedBuffer(rt, shape, dtype))
+
+
+def is_managed(a) -> bool:
+    """Whether array `a` starts at a managed allocation of ours (a kernel reads it as it is)."""
+    return isinstance(a, np.ndarray) and a.size > 0 and data_address(a) in _MANAGED
+
+
 class Residency:
     """One Parameter's device copy: `cur` holds the value when `on_device`;
     `host_current` says whether the host array equals it."""
-    __slots__ = ("rt", "nbytes", "cur", "spare", "on_device", "host_current", "base",
-                 "__weakref__")
+    __slots__ = ("rt", "nbytes", "cur", "spare", "on_device", "host_current", "__weakref__")
 
-    def __init__(self, rt: DeviceRuntime, nbytes: int, base: type):
-        self.rt, self.nbytes, self.base = rt, nbytes, base
+    def __init__(self, rt: DeviceRuntime, nbytes: int):
+        self.rt, self.nbytes = rt, nbytes
         self.cur = rt.new_buffer(nbytes)
         self.spare = 0
         self.on_device = False
@@ -91,11 +162,15 @@ class Residency:
 
 
 _RESIDENT: dict[int, Residency] = {}     # id(Parameter) -> its Residency
+_PARAMS = weakref.WeakValueDictionary()   # id(Parameter) -> the Parameter (to_host())
 _BUFS: dict[int, list] = {}              # id(Parameter) -> [its buffers], freed with it
+_ON_DEVICE: set[int] = set()             # id(Parameter) of those whose value the device holds
 
 
 def _free(key: int, rt: DeviceRuntime, bufs: list) -> None:
     _RESIDENT.pop(key, None)
+    _ON_DEVICE.discard(key)
+    _uninstall_idle()
     _BUFS.pop(key, None)
     for b in bufs:
         if b:
@@ -106,8 +181,9 @@ def residency(p, rt: DeviceRuntime) -> Residency:
     """`p`'s Residency on runtime `rt` (made, with a device buffer, on first use)."""
     r = _RESIDENT.get(id(p))
     if r is None:
-        r = Residency(rt, p.__dict__["_data"].nbytes, type(p))
+        r = Residency(rt, p.__dict__["_data"].nbytes)
         _RESIDENT[id(p)] = r
+        _PARAMS[id(p)] = p
         bufs = _BUFS[id(p)] = [r.cur, 0]
         weakref.finalize(p, _free, id(p), rt, bufs).atexit = False   # (no driver calls at exit)
     elif r.rt is not rt:
@@ -136,9 +212,10 @@ def _spare(p, r: Residency) -> int:
     return r.spare
 
 
-def to_host(params) -> None:
-    """Makes the host copy of each Parameter current (the explicit sync)."""
-    for p in params:
+def to_host(params=None) -> None:
+    """Makes the host copy of each Parameter current (the explicit sync); of
+    every Parameter with a device copy when `params` is None."""
+    for p in (list(_PARAMS.values()) if params is None else params):
         _fetch(p)
 
 
@@ -155,60 +232,109 @@ def _fetch(p) -> np.ndarray:
                 r.rt.download(host, r.cur)
                 r.host_current = True
             r.on_device = False
-            p.__class__ = r.base
+            _ON_DEVICE.discard(id(p))
+            _uninstall_idle()
         return host
 
 
 def _mark_on_device(p, r: Residency) -> None:
     r.on_device = True
-    if type(p) is r.base:
-        p.__class__ = _resident_class(r.base)
+    _ON_DEVICE.add(id(p))
+    _install(type(p))
 
 
-# -- the Parameter subclass of a device-resident value ---------------------------------------
+# -- the hook on the Parameter class: host reads of a device-resident value --------------------
 
-def _get_data(self):
-    return _fetch(self)
+class HostValue:
+    """`_data` of a Parameter class some of whose instances are on the device:
+    a read of a device-resident one copies the device's value back first
+    (_fetch); a write makes the host value the current one."""
+    __slots__ = ()
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        if id(obj) in _ON_DEVICE:
+            return _fetch(obj)
+        try:
+            return obj.__dict__["_data"]
+        except KeyError:
+            raise AttributeError("_data") from None
+
+    def __set__(self, obj, value):
+        with _LOCK:
+            r = _RESIDENT.get(id(obj))
+            obj.__dict__["_data"] = value
+            if r is not None:
+                r.on_device = False
+                r.host_current = True
+                _ON_DEVICE.discard(id(obj))
+                _uninstall_idle()
 
 
-def _set_data(self, value):
-    with _LOCK:
-        r = _RESIDENT.get(id(self))
-        if r is not None:
-            r.on_device = False
-            r.host_current = True
-            self.__class__ = r.base
-        self.__dict__["_data"] = value
+class _Host:
+    """The host array alone, for the metadata properties (never copied back:
+    shape and dtype do not change while the device holds the value)."""
+    __slots__ = ("_data",)
+
+    def __init__(self, data):
+        self._data = data
 
 
 def _meta(fget, self):
-    """A shape/dtype property of the base class, on the (stale) host array:
-    those never change while the device holds the value."""
-    return fget(types.SimpleNamespace(_data=self.__dict__["_data"]))
+    try:
+        return fget(_Host(self.__dict__["_data"]))
+    except KeyError:
+        raise AttributeError("_data") from None
 
 
-def _deepcopy(self, memo):
-    _fetch(self)
-    return self.__deepcopy__(memo)
+_INSTALLED: dict[type, dict] = {}     # class -> what _install replaced (restored when idle)
+_MISSING = object()
 
 
-def _reduce_ex(self, protocol):
-    _fetch(self)
-    return self.__reduce_ex__(protocol)
+def _install(cls: type) -> None:
+    """HostValue as `cls._data`, the metadata properties reading the host
+    array's, and a deepcopy that syncs first (Tensor's copies the instance
+    dict); undone by _uninstall_idle once no instance is on the device, so
+    the class costs nothing while none is."""
+    if cls in _INSTALLED:
+        return
+    with _LOCK:
+        if cls in _INSTALLED or isinstance(getattr(cls, "_data", None), HostValue):
+            return                   # (or inherited from an installed base)
+        saved = {}
+        for name in ("shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides"):
+            prop = getattr(cls, name, None)
+            if isinstance(prop, property):
+                saved[name] = cls.__dict__.get(name, _MISSING)
+                setattr(cls, name, property(functools.partial(_meta, prop.fget),
+                                            doc=prop.__doc__))
+        deepcopy = getattr(cls, "__deepcopy__", None)
+        if deepcopy is not None:
+            def __deepcopy__(self, memo, _base=deepcopy):
+                if id(self) in _ON_DEVICE:
+                    _fetch(self)
+                return _base(self, memo)
+            saved["__deepcopy__"] = cls.__dict__.get("__deepcopy__", _MISSING)
+            cls.__deepcopy__ = __deepcopy__
+        saved["_data"] = cls.__dict__.get("_data", _MISSING)
+        cls._data = HostValue()
+        _INSTALLED[cls] = saved
 
 
-@functools.lru_cache(maxsize=None)
-def _resident_class(base: type) -> type:
-    ns = {"_data": property(_get_data, _set_data), "__deepcopy__": _deepcopy,
-          "__reduce_ex__": _reduce_ex, "__module__": base.__module__,
-          "__qualname__": base.__qualname__,
-          "__doc__": f"{base.__name__} whose current value is in GPU memory "
-                     "(msmlir.gpu.resident)"}
-    for name in ("shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides"):
-        prop = getattr(base, name, None)
-        if isinstance(prop, property):
-            ns[name] = property(functools.partial(_meta, prop.fget))
-    return type(base.__name__, (base,), ns)
+def _uninstall_idle() -> None:
+    """Restores the classes once no Parameter's value is on the device (the
+    instance dict's `_data` is then every Parameter's current value)."""
+    with _LOCK:
+        if _ON_DEVICE or not _INSTALLED:
+            return
+        for cls, saved in _INSTALLED.items():
+            for name, old in saved.items():
+                if old is _MISSING:
+                    delattr(cls, name)
+                else:
+                    setattr(cls, name, old)
+        _INSTALLED.clear()
 
 
 def is_resident(p) -> bool:
@@ -223,10 +349,17 @@ class ResidentDispatcher:
     """Function `name` of a loaded GPU program with its trailing inputs bound
     to Parameters kept on the device: called with the other inputs only (as
     msmlir.runtime's Dispatcher: C-contiguous arrays of the signature's shapes,
-    checked by `call`); returns the results that are not written back."""
+    checked by `call`); returns the results that are not written back.
+    `device_io`: the program takes every argument as a device buffer (the
+    module docstring): inputs uploaded unless managed, results in managed
+    memory (host arrays, copied back, where the device lacks concurrent
+    managed access)."""
 
-    def __init__(self, func, sig: Signature, params, rt: DeviceRuntime, name: str):
+    def __init__(self, func, sig: Signature, params, rt: DeviceRuntime, name: str,
+                 device_io: bool = False):
         self.func, self.rt, self.name = func, rt, name
+        self.device_io = device_io
+        self.managed = device_io and rt.managed_ok()
         self.params = list(params)
         n_in = len(sig.inputs)
         self.n_user = n_user = n_in - len(self.params)
@@ -246,6 +379,11 @@ class ResidentDispatcher:
         self.host_writeback = [(r, a) for r, a in sig.writeback if a < n_user]
         self.sig = Signature(list(sig.inputs[:n_user]), list(sig.outputs),
                              list(self.host_writeback))
+        self.writeback = self.host_writeback          # (CompiledModule._call_copying)
+        # device_io: a device buffer per user input (uploads) and, without
+        # managed memory, per output (downloads), made on first use
+        self.in_bufs = [0] * n_user
+        self.out_bufs = [0] * len(sig.outputs)
         written = {r for r, _ in sig.writeback}
         self.returned = tuple(j for j in range(len(sig.outputs)) if j not in written)
         self.on_device_outs = {r for r, _ in self.updates}
@@ -269,7 +407,13 @@ class ResidentDispatcher:
             res = self.residencies()
             descs, n_user, n_in = self.descs, self.n_user, len(self.full.inputs)
             for i, a in enumerate(arrays):
-                descs[i].allocated = descs[i].aligned = data_address(a)
+                ptr = data_address(a)
+                if self.device_io and ptr not in _MANAGED:
+                    if not self.in_bufs[i]:
+                        self.in_bufs[i] = self.rt.new_buffer(a.nbytes)
+                    ptr = self.in_bufs[i]
+                    self.rt.upload(ptr, a)
+                descs[i].allocated = descs[i].aligned = ptr
             for k, (p, r) in enumerate(zip(self.params, res)):
                 if not r.on_device:                   # first use, or the host touched it
                     host = p.__dict__["_data"]
@@ -292,14 +436,28 @@ class ResidentDispatcher:
                 if j in self.on_device_outs:
                     outs.append(None)
                     continue
-                o = np.empty(shape, dtype)
-                outs.append(o)
                 d = descs[n_in + j]
-                d.allocated = d.aligned = data_address(o)
+                if self.managed:
+                    o = managed_array(self.rt, shape, dtype)
+                    ptr = o.base.ptr
+                elif self.device_io:
+                    o = np.empty(shape, dtype)
+                    if not self.out_bufs[j]:
+                        self.out_bufs[j] = self.rt.new_buffer(o.nbytes)
+                    ptr = self.out_bufs[j]
+                else:
+                    o = np.empty(shape, dtype)
+                    ptr = data_address(o)
+                outs.append(o)
+                d.allocated = d.aligned = ptr
             for r_idx, k in self.updates:
                 d = descs[n_in + r_idx]
                 d.allocated = d.aligned = _spare(self.params[k], res[k])
             self.func(self.packed)
+            if self.device_io and not self.managed:     # (copies: said once, on_unmanaged)
+                for j in self.returned + tuple(r for r, _ in self.host_writeback):
+                    if outs[j] is not None and outs[j].nbytes:
+                        self.rt.download(outs[j], self.out_bufs[j])
             for r_idx, k in self.updates:               # the update is the current value now
                 r = res[k]
                 r.cur, r.spare = r.spare, r.cur

@@ -147,14 +147,22 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
     """Exports `net` (a msmlir.jit function, a plain function or a Cell-like object
     with `construct`) specialized to `inputs` as a `.mindir` file (MLIR bytecode of
     the mindir module plus a header; see the module docstring). Python values among
-    `inputs` are baked into the graph; the tensors are its inputs."""
-    if not isinstance(file_format, str) or file_format.upper() != "MINDIR":
-        raise ValueError(f"For 'export', file_format must be 'MINDIR' (msmlir does not write "
-                         f"{file_format!r})")
+    `inputs` are baked into the graph; the tensors are its inputs.
+
+    file_format="CUBIN": `file_name` is a directory that receives the graph
+    compiled for NVIDIA GPUs, its Parameters embedded as constants: one cubin
+    per kernel, manifest.json (launches, grid/block, shared memory, argument
+    layout) and runner.py, which runs it with only libcuda.so and numpy
+    (msmlir.gpu.export_cubin; `kwargs` are msmlir-gpu-pipeline's options,
+    e.g. chip="sm_90"). Returns the manifest's path."""
+    fmt = file_format.upper() if isinstance(file_format, str) else None
+    if fmt not in ("MINDIR", "CUBIN"):
+        raise ValueError(f"For 'export', file_format must be 'MINDIR' or 'CUBIN' (msmlir does "
+                         f"not write {file_format!r})")
     if not isinstance(file_name, (str, os.PathLike)):
         raise TypeError("For 'export', file_name must be a str")
     path = os.fspath(file_name)
-    if not path.endswith(".mindir"):
+    if fmt == "MINDIR" and not path.endswith(".mindir"):
         path += ".mindir"
     jf, args = _jit_target(net, inputs)
     lowered = jf.lower_module(*args)
@@ -168,6 +176,12 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
         if func is None:
             raise RuntimeError(f"export: entry function {lowered.name} not found in the module")
         _embed_parameters(module, func, list(getattr(lowered, "params", ()) or ()))
+        if fmt == "CUBIN":
+            text = module.operation.get_asm(enable_debug_info=True)
+    if fmt == "CUBIN":
+        from ..gpu import export_cubin
+        return export_cubin(text, path, **kwargs)
+    with BUILD_LOCK, lowered.context:
         module.operation.verify()
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         in_specs = [_type_spec(t) for t in ftype.inputs]

@@ -2,35 +2,55 @@
 // RUN: ms-opt %s --convert-mskernel-to-gpu | FileCheck %s --check-prefix=LAUNCH
 // RUN: ms-opt %s --convert-mskernel-to-gpu='tile-matmul=false launch=false' | FileCheck %s --check-prefix=PLAIN
 // RUN: ms-opt %s --convert-mskernel-to-gpu='fma=false' | FileCheck %s --check-prefix=NOFMA
+// RUN: ms-opt %s --convert-mskernel-to-gpu='cp-async=false launch=false' | FileCheck %s --check-prefix=NOASYNC
 
 // x @ w^T (1024x64 times 512x64, a generic with the transposed-B maps, k the
 // innermost index of both inputs): 64x64 output tiles (128 blocks, x over
 // the N tiles, y over the M tiles), 256 threads of 4x4 outputs each, K in
-// steps of 16 through two shared tiles [16, 64 + 1] (k-fast loads: padded
-// against bank conflicts). Phases, sibling thread loops in the block loop:
-// init (the register tile, a `local` [256, 4, 4] buffer, from the output),
-// per K step load A and B / compute (16 x 4x4 multiply-adds), store.
+// steps of 16 through two stages of two shared tiles. Both operands have k
+// contiguous in rows of 16-byte multiples: their tiles keep that layout
+// ([2, 64 rows, 16 k + 4 pad]) and are copied in 16-byte chunks (an scf.for
+// over 4 floats carrying indices, stage, row, column, valid count: cp.async
+// with launch=true). Phases, sibling thread loops in the block loop: init
+// (the register tile, a `local` [256, 4, 4] buffer, from the output), the
+// prologue's loads of K step 0 into stage 0, then per K step kt the loads of
+// step kt+1 into stage (kt+1)%2 (past K: valid count 0, zero-filled) and the
+// compute of step kt from stage kt%2 (16 x 4x4 multiply-adds), then store.
 // The K-step loop is kept a loop (LLVM would unroll it fully at O3, and
 // ptxas then spends up to 255 registers on small tiles).
 // CHECK:       #[[UNROLL:.+]] = #llvm.loop_unroll<disable = true>
 // CHECK:       #[[NOUNROLL:.+]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
 // CHECK-LABEL: func.func private @xwt
 // CHECK:         scf.parallel (%[[BN:.+]], %[[BM:.+]]) = (%{{.*}}, %{{.*}}) to (%c8, %c16)
-// CHECK-DAG:       %[[SA:.+]] = memref.alloc() {msmlir.gpu_shared} : memref<16x65xf32>
-// CHECK-DAG:       %[[SB:.+]] = memref.alloc() {msmlir.gpu_shared} : memref<16x65xf32>
+// CHECK-DAG:       %[[SA:.+]] = memref.alloc() {msmlir.gpu_shared} : memref<2x64x20xf32>
+// CHECK-DAG:       %[[SB:.+]] = memref.alloc() {msmlir.gpu_shared} : memref<2x64x20xf32>
 // CHECK-DAG:       %[[ACC:.+]] = memref.alloc() {msmlir.gpu_local} : memref<256x4x4xf32>
 // CHECK:           scf.parallel (%[[T0:.+]]) = (%{{.*}}) to (%c256)
 // CHECK-COUNT-16:    memref.store %{{.*}}, %[[ACC]][%[[T0]], %{{.*}}, %{{.*}}]
 // CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>]}
+// CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%c256)
+// CHECK:             scf.for %{{.*}} = %c0 to %[[C4:.+]] step %c1 iter_args(%{{.*}}, %{{.*}}, %{{.*}} = %c0, %{{.*}}, %{{.*}}, %{{.*}} = %[[C4]])
+// CHECK:               memref.load %arg0
+// CHECK:               arith.select
+// CHECK:               memref.store %{{.*}}, %[[SA]][
+// CHECK:             scf.for %{{.*}} = %c0 to %[[C4]] step %c1 iter_args(%{{.*}}, %{{.*}}, %{{.*}} = %c0,
+// CHECK:               memref.load %arg1
+// CHECK:               memref.store %{{.*}}, %[[SB]][
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>]}
 // CHECK:           scf.for %[[KT:.+]] = %c0 to %c4 step %c1 {
-// CHECK:             scf.parallel (%[[T1:.+]]) = (%{{.*}}) to (%c256)
-// CHECK-COUNT-4:       memref.store %{{.*}}, %[[SA]][%{{.*}}, %{{.*}}] : memref<16x65xf32>
-// CHECK-COUNT-4:       memref.store %{{.*}}, %[[SB]][%{{.*}}, %{{.*}}] : memref<16x65xf32>
+// CHECK:             %[[NXT:.+]] = arith.addi %[[KT]], %c1
+// CHECK:             %[[NSTAGE:.+]] = arith.remui %[[NXT]], %c2
+// CHECK:             scf.parallel (%{{.*}}) = (%{{.*}}) to (%c256)
+// CHECK:               %[[INK:.+]] = arith.cmpi ult, %{{.*}}, %c64
+// CHECK:               arith.select %[[INK]], %c4, %c0
+// CHECK:               scf.for {{.*}} iter_args(%{{.*}}, %{{.*}}, %{{.*}} = %[[NSTAGE]],
+// CHECK:               scf.for {{.*}} iter_args(%{{.*}}, %{{.*}}, %{{.*}} = %[[NSTAGE]],
 // CHECK:             } {mapping = [#gpu.loop_dim_map<processor = thread_x{{.*}}>]}
 // CHECK:             scf.parallel (%[[T2:.+]]) = (%{{.*}}) to (%c256)
+// CHECK:               %[[STAGE:.+]] = arith.remui %[[KT]], %c2
 // CHECK:               scf.for %[[KK:.+]] = %c0 to %c16 step %c1 {
-// CHECK-COUNT-4:         memref.load %[[SA]][%[[KK]], %{{.*}}]
-// CHECK-COUNT-4:         memref.load %[[SB]][%[[KK]], %{{.*}}]
+// CHECK-COUNT-4:         memref.load %[[SA]][%[[STAGE]], %{{.*}}, %[[KK]]]
+// CHECK-COUNT-4:         memref.load %[[SB]][%[[STAGE]], %{{.*}}, %[[KK]]]
 // CHECK:                 arith.mulf
 // CHECK-NEXT:            memref.load %[[ACC]][%[[T2]], %c0, %c0]
 // CHECK-NEXT:            arith.addf
@@ -45,15 +65,25 @@
 
 // A small matmul with partial tiles everywhere (100x70 @ 70x40): 16x16 tiles
 // of one output per thread, guards on M and N, and the last K step (70 =
-// 4 x 16 + 6) shortened by a min.
+// 4 x 16 + 6) shortened by a min. A (k contiguous, but K = 70 is no
+// multiple of a 16-byte chunk) is loaded element by element, transposed
+// into k rows padded by one column; B (n contiguous, N = 40 a multiple of
+// 4) in chunks, in its own k rows padded by 16 bytes.
 // CHECK-LABEL: func.func private @mm
 // CHECK:         scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c3, %c7)
-// CHECK:           memref.alloc() {msmlir.gpu_local} : memref<256x1x1xf32>
+// CHECK-DAG:       %[[MA:.+]] = memref.alloc() {msmlir.gpu_shared} : memref<2x16x17xf32>
+// CHECK-DAG:       %[[MB:.+]] = memref.alloc() {msmlir.gpu_shared} : memref<2x16x20xf32>
+// CHECK-DAG:       memref.alloc() {msmlir.gpu_local} : memref<256x1x1xf32>
+// CHECK:           memref.store %{{.*}}, %[[MA]][%c0, %{{.*}}, %{{.*}}] : memref<2x16x17xf32>
+// CHECK:           scf.for %{{.*}} iter_args
+// CHECK:             memref.store %{{.*}}, %[[MB]]
 // CHECK:           scf.for %[[KT:.+]] = %c0 to %c5 step %c1 {
-// CHECK-NEXT:          %[[K0:.+]] = arith.muli %[[KT]], %c16
-// CHECK:             %[[LEFT:.+]] = arith.subi %c70, %[[K0]]
+// CHECK:             %[[NXT:.+]] = arith.addi %[[KT]], %c1
+// CHECK:             %[[LEFT:.+]] = arith.subi %c70, %{{.*}}
 // CHECK-NEXT:        %[[UB:.+]] = arith.minsi %c16, %[[LEFT]]
-// CHECK:             scf.for %{{.*}} = %c0 to %[[UB]] step %c1
+// CHECK:             scf.for %[[KK:.+]] = %c0 to %[[UB]] step %c1
+// CHECK:               memref.load %[[MA]][%{{.*}}, %[[KK]], %{{.*}}]
+// CHECK:               memref.load %[[MB]][%{{.*}}, %[[KK]], %{{.*}}]
 
 // A batch matmul (4 x 64x32 @ 32x48): the batch dim is a block dim (z).
 // CHECK-LABEL: func.func private @bmm
@@ -71,17 +101,27 @@
 
 // launch=true: one thread loop per block, gpu.barrier after the load and the
 // compute phases, the tiles workgroup attributions, the register tile a
-// private alloca of each thread; float ops contractible (fma).
+// private alloca of each thread; the chunks cp.async (nvgpu.device_async_copy,
+// 4 floats, zero-filled past the valid count) with a commit group and a wait
+// for all but the newest before the barrier that ends each load phase; float
+// ops contractible (fma).
 // LAUNCH-LABEL: func.func private @xwt
 // LAUNCH:         gpu.launch blocks({{[^)]*}}) in ({{%[a-z0-9]+}} = %c8, {{%[a-z0-9]+}} = %c16, {{%[a-z0-9]+}} = %c1)
 // LAUNCH-SAME:      threads({{[^)]*}}) in ({{%[a-z0-9]+}} = %c256, {{%[a-z0-9]+}} = %c1, {{%[a-z0-9]+}} = %c1)
-// LAUNCH-SAME:      workgroup(%[[WA:.+]] : memref<16x65xf32, #gpu.address_space<workgroup>>, %[[WB:.+]] : memref<16x65xf32, #gpu.address_space<workgroup>>)
+// LAUNCH-SAME:      workgroup(%[[WA:.+]] : memref<2x64x20xf32, #gpu.address_space<workgroup>>, %[[WB:.+]] : memref<2x64x20xf32, #gpu.address_space<workgroup>>)
 // LAUNCH:           %[[PRIV:.+]] = memref.alloca() : memref<4x4xf32>
 // LAUNCH:           gpu.barrier
+// LAUNCH:           nvgpu.device_async_copy %arg{{.*}} %[[WA]][{{.*}}], 4, %{{.*}} {bypassL1}
+// LAUNCH:           nvgpu.device_async_copy %arg{{.*}} %[[WB]][{{.*}}], 4, %{{.*}} {bypassL1}
+// LAUNCH:           %[[G0:.+]] = nvgpu.device_async_create_group
+// LAUNCH-NEXT:      nvgpu.device_async_wait %[[G0]] {numGroups = 1 : i32}
+// LAUNCH-NEXT:      gpu.barrier
 // LAUNCH-NEXT:      scf.for
-// LAUNCH:             memref.store %{{.*}}, %[[WA]]
-// LAUNCH:             memref.store %{{.*}}, %[[WB]]
-// LAUNCH:             gpu.barrier
+// LAUNCH:             nvgpu.device_async_copy %arg{{.*}} %[[WA]]
+// LAUNCH:             nvgpu.device_async_copy %arg{{.*}} %[[WB]]
+// LAUNCH:             %[[G1:.+]] = nvgpu.device_async_create_group
+// LAUNCH-NEXT:        nvgpu.device_async_wait %[[G1]] {numGroups = 1 : i32}
+// LAUNCH-NEXT:        gpu.barrier
 // LAUNCH:             scf.for
 // LAUNCH:               memref.load %[[WA]]
 // LAUNCH:               arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
@@ -93,6 +133,14 @@
 // LAUNCH:           gpu.terminator
 // LAUNCH-NOT:     msmlir.gpu_local
 // LAUNCH-NOT:     msmlir.gpu_shared
+
+// cp-async=false (chips before sm_80): the same two stages, every operand
+// loaded element by element (k-fast ones transposed into padded k rows).
+// NOASYNC-LABEL: func.func private @xwt
+// NOASYNC-DAG:     memref.alloc() {msmlir.gpu_shared} : memref<2x16x65xf32>
+// NOASYNC-DAG:     memref.alloc() {msmlir.gpu_shared} : memref<2x16x65xf32>
+// NOASYNC-NOT:     nvgpu.device_async_copy
+// NOASYNC:       func.func private @mm
 
 // PLAIN-LABEL: func.func private @xwt
 // PLAIN-NOT:     msmlir.gpu_local

@@ -81,7 +81,8 @@
 // LAUNCH-COUNT-8:     nvgpu.mma.sync
 // LAUNCH:             gpu.barrier
 // LAUNCH-LABEL: func.func private @mm32
-// LAUNCH-NOT:     nvgpu.
+// LAUNCH-NOT:     nvgpu.ldmatrix
+// LAUNCH-NOT:     nvgpu.mma.sync
 
 // tensor-cores=false: f16 keeps the FMA tiles of the register-tiled matmul.
 // FMA-LABEL: func.func private @mm16

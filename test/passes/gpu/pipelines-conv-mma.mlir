@@ -3,24 +3,27 @@
 // RUN: ms-opt %s --msmlir-gpu-pipeline='tensor-cores=false' | FileCheck %s --check-prefix=OFF
 
 // An f16 convolution on the tensor cores (passes/gpu/conv.py): accumulated
-// in f32 (a fill of f32 zeros), the input windows gathered into an im2col
-// buffer (8 x 144 x 1024 f16), the contraction (M = 32 filters, N = 32*32
-// output pixels, K = 16*3*3, a block column per image) as ldmatrix +
-// mma.sync m16n8k16 from 16-byte aligned shared tiles in two stages (both
-// by cp.async; the im2col columns kept k-major, read by ldmatrix .trans),
-// and the result
+// in f32 (a fill of f32 zeros), as an implicit GEMM: upstream's im2col
+// gather fused into the contraction (M = 32 filters, N = 32*32 output
+// pixels, K = 16*3*3, a block column per image), so no im2col buffer: the
+// MMA tiles' load phase reads the input windows (ld.global.b16) straight
+// into the column tile in shared memory, the filter tile comes by cp.async;
+// ldmatrix + mma.sync m16n8k16 from 16-byte aligned shared tiles in two
+// stages (the columns k-major, read by ldmatrix .trans), and the result
 // truncated back to f16. An f32 convolution stays one thread per output.
 // CHECK-LABEL: func.func private @cpu_conv_conv2d_
-// CHECK:         %[[COL:.+]] = memref.alloc() {{.*}} : memref<8x144x1024xf16>
-// CHECK:         gpu.launch_func {{.*}} blocks in (%c4, %c144, %c8) threads in (%c256, %c1, %c1){{.*}}args({{.*}}%[[COL]] : memref<8x144x1024xf16>
-// CHECK:         gpu.launch_func {{.*}} blocks in (%c16, %c8, %c1) threads in (%c128, %c1, %c1)
+// CHECK-NOT:     memref<8x144x1024xf16>
+// CHECK:         gpu.launch_func {{.*}} blocks in (%c4, %c32, %c8)
+// CHECK-NOT:     memref<8x144x1024xf16>
+// CHECK:         gpu.launch_func {{.*}} blocks in (%c16, %c8, %c1) threads in (%c128, %c1, %c1){{.*}}%arg0 : memref<8x16x34x34xf16>
 // CHECK:         gpu.launch_func
-// CHECK:         gpu.binary
 // CHECK:         gpu.binary
 // CHECK:         gpu.binary
 // CHECK-SAME:      .target sm_90
 // CHECK-SAME:      .shared .align 16 .b8 {{.*}}[10240]
 // CHECK-SAME:      .shared .align 16 .b8 {{.*}}[9216]
+// CHECK-SAME:      ld.global.b16
+// CHECK-SAME:      st.shared.b16
 // CHECK-SAME:      cp.async.cg.shared.global
 // CHECK-SAME:      cp.async.commit_group;
 // CHECK-SAME:      cp.async.wait_group \091;
@@ -36,7 +39,6 @@
 // CHECK:         gpu.binary {{.*}}fma.rn.f32
 // CHECK-NOT:     mma.sync
 
-// SM80:          gpu.binary
 // SM80:          gpu.binary
 // SM80:          gpu.binary
 // SM80-SAME:       .target sm_80

@@ -3,20 +3,29 @@
 // RUN: ms-opt %s --msmlir-gpu-pipeline='tile-matmul=false' | FileCheck %s --check-prefix=PLAIN --implicit-check-not=bar.sync --implicit-check-not=ld.shared
 
 // A 1024^3 matmul through the whole GPU pipeline: 64x128 output tiles (128
-// blocks of 256 threads, 4x8 outputs each), K in steps of 16 through shared
-// memory: global loads -> st.shared, bar.sync, ld.shared feeding fma.rn.f32
-// (the mul/add contracted), bar.sync; the register tile never touches local
-// memory.
+// blocks of 256 threads, 4x8 outputs each), K in steps of 16 through two
+// stages of shared memory: A [2][64][16 + 4], B [2][16][128 + 4], both
+// copied by cp.async in 16-byte chunks (the prologue's whole, the K loop's
+// zero-filled past K), commit + wait for all but the newest group, bar.sync,
+// ld.shared feeding fma.rn.f32 (the mul/add contracted), bar.sync; the
+// register tile never touches local memory.
 // CHECK-LABEL: func.func @mm
 // CHECK:         gpu.launch_func @{{.*}} blocks in (%c8, %c16, %c1) threads in (%c256, %c1, %c1)
 // CHECK:         gpu.binary
 // CHECK:         gpu.binary
 // CHECK-SAME:      .target sm_90
 // CHECK-SAME:      .maxntid 256, 1, 1
-// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[4160]
-// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[8192]
+// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[10240]
+// CHECK-SAME:      .shared .align 16 .b8 {{.*}}[16896]
 // CHECK-SAME:      ld.global.b32
-// CHECK-SAME:      st.shared.b32
+// CHECK-SAME:      bar.sync
+// CHECK-SAME:      cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, 16;
+// CHECK-SAME:      cp.async.commit_group;
+// CHECK-SAME:      cp.async.wait_group \091;
+// CHECK-SAME:      bar.sync
+// CHECK-SAME:      cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK-SAME:      cp.async.commit_group;
+// CHECK-SAME:      cp.async.wait_group \091;
 // CHECK-SAME:      bar.sync
 // CHECK-SAME:      ld.shared.b32
 // CHECK-SAME:      fma.rn.f32

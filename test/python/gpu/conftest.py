@@ -46,3 +46,14 @@ def zoo_programs(zoo_mindir):
     """{B1..B6: GpuProgram (format=isa, sm_90, +ptx80)}."""
     from msmlir.gpu import compile_gpu
     return {k: compile_gpu(text) for k, text in zoo_mindir.items()}
+
+
+@pytest.fixture(autouse=True)
+def _parameters_back_on_the_host():
+    """After each test every device-resident Parameter is synced back, so the
+    Parameter class is left as it was (msmlir.gpu.resident hooks it only while
+    a value is on the device) for the tests that run after this directory."""
+    yield
+    from msmlir.gpu import resident
+    resident.to_host()
+    assert not resident._ON_DEVICE and not resident._INSTALLED

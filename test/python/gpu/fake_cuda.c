@@ -26,9 +26,11 @@ void fake_clear(void) { used_ = 0; log_[0] = 0; }
 int cuInit(unsigned flags) { (void)flags; return 0; }
 int cuDeviceGetCount(int *n) { *n = 1; return 0; }
 int cuDeviceGet(int *dev, int ordinal) { *dev = ordinal; return 0; }
-int cuDeviceGetAttribute(int *v, int attr, int dev) {  /* compute capability 8.0 */
+/* compute capability 8.0; managed memory (83); concurrent managed access (89)
+ * unless $FAKE_CUDA_NO_MANAGED is set */
+int cuDeviceGetAttribute(int *v, int attr, int dev) {
   (void)dev;
-  *v = attr == 75 ? 8 : 0;
+  *v = attr == 75 ? 8 : attr == 83 ? 1 : attr == 89 ? getenv("FAKE_CUDA_NO_MANAGED") == NULL : 0;
   return 0;
 }
 
@@ -46,10 +48,10 @@ void *mgpuStreamCreate(void) { note("stream\n"); return (void *)0x1; }
 void mgpuStreamDestroy(void *s) { (void)s; note("stream_destroy\n"); }
 void mgpuStreamSynchronize(void *s) { (void)s; note("sync\n"); }
 void *mgpuMemAlloc(uint64_t bytes, void *s, char shared) {
-  (void)s; (void)shared;
+  (void)s;
   void *p = calloc(1, bytes ? bytes : 1);
   if (nlive_ < 4096) { live_[nlive_].p = p; live_[nlive_].n = bytes ? bytes : 1; nlive_++; }
-  note("alloc %llu\n", (unsigned long long)bytes);
+  note(shared ? "alloc_managed %llu\n" : "alloc %llu\n", (unsigned long long)bytes);
   return p;
 }
 void mgpuMemFree(void *p, void *s) {

@@ -1,7 +1,9 @@
 """Half-precision convolutions on the tensor cores (passes/gpu/conv.py): the
 f16 convolution widened to f32 accumulation, rewritten by upstream's im2col
-into a gather and a batched contraction, which passes/gpu/mma.py tiles for
-mma.sync. The CPU runs the mapped loop nest (the MMA tiles with the per-lane
+into a gather and a batched contraction, the gather fused into the
+contraction by upstream's elementwise fusion (an implicit GEMM: no im2col
+buffer; the load phase gathers the input windows straight into shared
+memory), which passes/gpu/mma.py tiles for mma.sync. The CPU runs the mapped loop nest (the MMA tiles with the per-lane
 fragment reads of ldmatrix) against numpy; ptxas checks the nvgpu form for
 sm_90 and sm_80. Nothing here ran on a GPU."""
 import re
@@ -74,9 +76,11 @@ def test_f16_conv_mma_tiles_on_cpu_match_numpy(case):
     N, C, H, W, F, KH, KW, s, p, d = case
     text = _conv(*case)
     mapped = _mma_mapped(text)
-    # the im2col buffer [N, C*KH*KW, OH*OW] and the MMA tiles' per-lane accumulators
+    # no im2col buffer [N, C*KH*KW, OH*OW]: the B tile gathered from the input
+    # (index arithmetic of the output pixel and k); the MMA tiles' accumulators
     OH, OW = _out(H, KH, s, p, d), _out(W, KW, s, p, d)
-    assert f"memref<{N}x{C * KH * KW}x{OH * OW}xf16>" in mapped
+    assert f"x{C * KH * KW}x{OH * OW}xf16>" not in mapped
+    assert f"floordiv {KH * KW}" in mapped
     assert re.search(r"\{msmlir.gpu_local\} : memref<(128|256)x\d+x\d+x4xf32>", mapped)
     x = rng.standard_normal((N, C, H, W)).astype(np.float16)
     w = rng.standard_normal((F, C, KH, KW)).astype(np.float16)
@@ -116,12 +120,24 @@ def test_f16_conv_mma_ptxas(chip, features):
     assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16", ptx)) == 8
     # two stages: filter 2 x 64 x (32 + 8), columns 2 x 32 x (64 + 8) f16
     assert r.shared == 2 * 64 * 40 * 2 + 2 * 32 * 72 * 2 and r.registers <= 168, r
-    # both tiles by cp.async: 2 chunks a thread each, prologue and K loop
-    assert ptx.count("cp.async.cg.shared.global") == 8
+    assert not r.spills and r.stack == 0, r
+    # the filter tile by cp.async (2 chunks a thread, prologue and K loop); the
+    # input windows gathered element by element into the column tile (the
+    # implicit GEMM: 16 elements a thread per K step, prologue and K loop)
+    assert ptx.count("cp.async.cg.shared.global") == 4
+    assert ptx.count("ld.global.b16") == 32 and ptx.count("st.shared.b16") == 32
+    # in the K loop the gathered values are loaded before the step's mma.sync and
+    # stored to the other stage after them (held in registers meanwhile)
+    loop = ptx[ptx.index('"nounroll"'):]
+    steps = re.findall(r"ld\.global\.b16|cp\.async\.wait_group|bar\.sync|mma\.sync|st\.shared\.b16",
+                       loop)
+    kinds = [k for i, k in enumerate(steps) if i == 0 or steps[i - 1] != k]
+    assert kinds[:6] == ["ld.global.b16", "cp.async.wait_group", "bar.sync", "mma.sync",
+                         "st.shared.b16", "bar.sync"], kinds
     launch, = [l for l in prog.launches if l.kernel == name]
     assert (launch.grid, launch.block) == ((16, 8, 1), (128, 1, 1))   # 16 tiles of OH*OW x 8 images
-    # the gather into the im2col buffer and the truncation back are plain kernels
-    assert len(prog.launches) == 4
+    # the accumulator's fill and the truncation back are plain kernels; no gather
+    assert len(prog.launches) == 3
 
 
 def test_bf16_conv_mma_tiles_on_cpu_match_numpy():

@@ -110,26 +110,28 @@ def test_tiled_kernel_ptxas(b4_like):
     reports = ptxas.check_program(b4_like)
     (name, r), = [(n, r) for n, r in reports.items() if r.shared]
     assert not r.problems and not r.spills and r.stack == 0, r
-    # two tiles: A [16, 64 + 1] (k-fast: padded), B [16, 128]
-    assert r.shared == (16 * 65 + 16 * 128) * 4
+    # two stages of two tiles, copied by cp.async: A [64, 16 + 4] (k rows as in
+    # memory, 16-byte pad), B [16, 128 + 4] (test_gpu_fma_pipelined.py)
+    assert r.shared == 2 * (64 * 20 + 16 * 132) * 4
     assert r.registers <= 128, r
     ptx = b4_like.ptx[name]
     assert ptx.count("fma.rn.f32") >= 32 and "mul.rn.f32" not in ptx
     assert "ld.local" not in ptx and "st.local" not in ptx     # the register tile stays in registers
-    assert "bar.sync" in ptx and "ld.shared" in ptx
+    assert "bar.sync" in ptx and "ld.shared" in ptx and "cp.async.cg" in ptx
     launch, = [l for l in b4_like.launches if l.kernel == name]
     assert (launch.grid, launch.block) == ((8, 16, 1), (256, 1, 1))
 
 
 @needs_ptxas
 def test_small_tiles_stay_small():
-    """LeNet's fc2 (64x120 @ (84x120)^T, a K tail): 16x16 tiles, one output per
-    thread; the K-step loop not unrolled, so ptxas keeps it in few registers."""
+    """LeNet's fc2 (64x84 @ (120x84)^T, a K tail): 16x16 tiles, one output per
+    thread, two stages of [16, 16 + 4] tiles (k contiguous, cp.async); the
+    K-step loop not unrolled, so ptxas keeps it in few registers."""
     text, _, _ = _matmul(64, 120, 84, tb=True)
     prog = compile_gpu(text)
     reports = ptxas.check_program(prog)
     (name, r), = [(n, r) for n, r in reports.items() if r.shared]
-    assert r.shared == (16 * 17 + 16 * 17) * 4 and r.registers <= 64 and not r.problems, r
+    assert r.shared == 2 * (16 * 20 + 16 * 20) * 4 and r.registers <= 64 and not r.problems, r
     launch, = [l for l in prog.launches if l.kernel == name]
     assert (launch.grid, launch.block) == ((6, 4, 1), (256, 1, 1))
 

@@ -80,14 +80,16 @@ def test_a_step_copies_only_the_batch_and_the_loss(step, fake):
     compiled.call(name, *arrays)                 # first step: every Parameter uploaded once
     first = _copies(lib)
     assert sorted(n for n, k in first if k == "htod") == sorted(batch + [p.nbytes for p in params])
-    assert [(n, k) for n, k in first if k != "htod"] == [(4, "dtoh")]
+    assert [(n, k) for n, k in first if k != "htod"] == []
     for _ in range(3):
         lib.fake_clear()
         loss, = compiled.call(name, *arrays)
         assert loss.shape == () and loss.dtype == np.float32
         c = _copies(lib)
         assert sorted(n for n, k in c if k == "htod") == sorted(batch)      # the batch in
-        assert [(n, k) for n, k in c if k != "htod"] == [(4, "dtoh")]       # the loss out
+        assert [(n, k) for n, k in c if k != "htod"] == []
+        # the loss stays in managed memory: the host reading it is the copy
+        assert resident.is_managed(loss) and "alloc_managed 4" in lib.fake_log().decode()
     # the updated weights and moments live on the device, their host arrays stale
     updated = [p for p in params if resident.is_resident(p)]
     assert {"0.weight", "2.bias", "moments.0.weight"} <= {p.name for p in updated}
@@ -121,6 +123,38 @@ def test_host_reads_fetch_the_device_copy_lazily(step, fake):
     assert (8192, "htod") in _copies(lib)
 
 
+def test_a_resident_parameter_keeps_its_class(step, fake):
+    """The device-resident state is a hook on the class (resident.HostValue),
+    not a class swap: `type(p) is Parameter` and isinstance hold throughout,
+    and a Parameter that never went to the device reads its own array."""
+    compiled, name, arrays, params, net = step
+    lib = fake[1]
+    w = net[0].weight
+    compiled.call(name, *arrays)
+    compiled.call(name, *arrays)
+    assert resident.is_resident(w)
+    assert type(w) is ms.Parameter and isinstance(w, ms.Parameter) and isinstance(w, Tensor)
+    assert all(type(p) is ms.Parameter for p in params)
+    assert ms.Parameter.__name__ == "Parameter" and type(w).__mro__[1] is Tensor
+    _poke(w, 6.0)
+    lib.fake_clear()
+    w[0, 0] = 1.0                                   # item assignment: reads back, then writes
+    assert _copies(lib) == [(w.nbytes, "dtoh")] and not resident.is_resident(w)
+    assert w.asnumpy()[0, 0] == 1.0 and w.asnumpy()[0, 1] == 6.0
+    # once no value is on the device the class is untouched again
+    assert isinstance(ms.Parameter.__dict__.get("_data"), resident.HostValue)
+    resident.to_host(params)
+    assert "_data" not in ms.Parameter.__dict__ and "shape" not in ms.Parameter.__dict__
+    assert not any(resident.is_resident(p) for p in params)
+    compiled.call(name, *arrays)
+    assert isinstance(ms.Parameter.__dict__.get("_data"), resident.HostValue)
+    host_only = ms.Parameter(np.arange(4, dtype=np.float32), name="host_only")
+    assert type(host_only) is ms.Parameter and host_only.shape == (4,)
+    np.testing.assert_array_equal(host_only.asnumpy(), np.arange(4, dtype=np.float32))
+    host_only.set_data(Tensor(np.ones(4, np.float32)))
+    np.testing.assert_array_equal(host_only.asnumpy(), 1.0)
+
+
 def test_deepcopy_and_explicit_sync_read_the_device_value(step, fake):
     compiled, name, arrays, params, net = step
     lib = fake[1]
@@ -131,7 +165,7 @@ def test_deepcopy_and_explicit_sync_read_the_device_value(step, fake):
     _poke(b, 2.0)
     c = copy.deepcopy(b)
     np.testing.assert_array_equal(c.asnumpy(), 2.0)        # the device's value
-    assert type(c) is type(b) and not resident.is_resident(c)
+    assert type(c) is ms.Parameter and not resident.is_resident(c)
     compiled.call(name, *arrays)
     _poke(b, 4.0)
     lib.fake_clear()
@@ -186,8 +220,8 @@ def test_jitted_train_step_keeps_parameters_on_the_device(fake, monkeypatch):
             lib.fake_clear()
             out = train(x, y)
             assert out.shape == ()
-            assert sorted(_copies(lib)) == sorted([(x.nbytes, "htod"), (y.nbytes, "htod"),
-                                                   (4, "dtoh")])
+            # the batch in; the loss stays in managed memory until the host reads it
+            assert sorted(_copies(lib)) == sorted([(x.nbytes, "htod"), (y.nbytes, "htod")])
         w = net[0].weight
         assert resident.is_resident(w)
         _poke(w, 1.5)

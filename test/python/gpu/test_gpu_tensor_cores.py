@@ -81,7 +81,9 @@ def test_tf32_is_opt_in():
     text, a, b = _matmul(96, 40, 72, "f32", tb=True)
     plain = str(compile_gpu(text, stop_after="mapped").module)
     tf32 = str(compile_gpu(text, stop_after="mapped", tf32=True).module)
-    assert not re.search(r"x4xf32>", plain) and "x20xf32" not in plain      # FMA tiles
+    # FMA tiles: a [T, RM, RN] register tile (the MMA form's is [T, FM, FN, 4])
+    assert re.search(r"gpu_local\} : memref<\d+x\d+x\d+xf32>", plain)
+    assert not re.search(r"gpu_local\} : memref<\d+x\d+x\d+x4xf32>", plain)
     assert re.search(r"memref<2x\d+x20xf32>", tf32) and re.search(r"x4xf32>", tf32)
     A = rng.standard_normal(a).astype(np.float32)
     B = rng.standard_normal(b).astype(np.float32)
@@ -197,6 +199,9 @@ def test_bf16_mma_ptxas():
     assert r.shared == 27648 and r.registers <= 168, r
 
 
+MMA_ACC = r"gpu_local\} : memref<\d+x\d+x\d+x4xf32>"     # the MMA tiles' accumulators
+
+
 def test_tf32_from_the_context():
     """MindSpore's set_context(gpu_config={"matmul_allow_tf32": True}) turns TF32 on."""
     import msmlir as ms
@@ -204,10 +209,9 @@ def test_tf32_from_the_context():
     text, _, _ = _matmul(96, 40, 72, "f32")
     try:
         ms.set_context(gpu_config={"matmul_allow_tf32": True})
-        assert re.search(r"memref<2x\d+x20xf32>", str(compile_gpu(text, stop_after="mapped").module))
+        assert re.search(MMA_ACC, str(compile_gpu(text, stop_after="mapped").module))
         with pytest.raises(TypeError, match="'gpu_config' must be a dict"):
             ms.set_context(gpu_config="tf32")
     finally:
         _reset_context()
-    assert not re.search(r"memref<2x\d+x20xf32>",
-                         str(compile_gpu(text, stop_after="mapped").module))
+    assert not re.search(MMA_ACC, str(compile_gpu(text, stop_after="mapped").module))
