@@ -69,8 +69,13 @@ def _depend(op, d):
 
 @bprop("mindir.sharding_hint")
 def _sharding_hint(op, d):
-    # an identity; the gradient gets the same layout (msmlir.parallel: Cell.shard)
-    return [mindir.ShardingHintOp(d[0], op.attributes["strategy"]).result]
+    # an identity; the gradient gets the same layout (msmlir.parallel: Cell.shard),
+    # a Layout's mesh axes included
+    hint = mindir.ShardingHintOp(d[0], op.attributes["strategy"])
+    for key in ("mindir.layout", "mindir.device_matrix"):
+        if key in op.attributes:
+            hint.attributes[key] = op.attributes[key]
+    return [hint.result]
 
 
 @bprop("mindir.assign")

@@ -50,8 +50,25 @@ tuples or of cuts, a cut that does not divide its dim or device_num, cuts
 that do not nest) are errors at the op's (or function's) location. The
 module also gets the `dlti.map` naming the MPI ABI (OpenMPI) that
 convert-shard-to-mpi needs.
+
+A user-given device matrix (MindSpore's `Layout`, msmlir.parallel.Layout)
+replaces the inference: a strategy carrying `mindir.device_matrix` has its
+mesh axes spelled out per dim (`mindir.in_layout` / `mindir.out_layout` on
+an op, one entry per operand / result; `mindir.layout` on an argument,
+result or hint; an axis list per dim, shard's split_axes), e.g.
+
+    %y = mindir.matmul %x, %w {mindir.device_matrix = array<i64: 2, 2>,
+           mindir.in_layout = [[array<i64: 1>, array<i64>], [array<i64>, array<i64: 0>]],
+           mindir.in_strategy = [array<i64: 2, 1>, array<i64: 1, 2>]} ...
+
+splits x's rows over mesh axis 1 and w's columns over axis 0, which no tuple
+of cuts can say (a cut of 2 means the leading axis). Every such matrix must
+be the same and cover device_num; the mesh is that matrix, and plain tuples
+elsewhere must fit it (products of its leading axes, as above).
 """
 from __future__ import annotations
+
+import ast
 
 from mlir import ir
 
@@ -64,10 +81,16 @@ IN_STRATEGY = "mindir.in_strategy"
 OUT_STRATEGY = "mindir.out_strategy"
 ARG_STRATEGY = "mindir.strategy"
 HINT = "mindir.sharding_hint"
+IN_LAYOUT = "mindir.in_layout"
+OUT_LAYOUT = "mindir.out_layout"
+LAYOUT = "mindir.layout"
+DEVICE_MATRIX = "mindir.device_matrix"
 
 
 class StrategyError(Exception):
-    pass
+    def __init__(self, message: str, location: ir.Location | None = None):
+        super().__init__(message)
+        self.location = location
 
 
 def _tuple(attr: ir.Attribute) -> list[int]:
@@ -245,6 +268,58 @@ def split_axes(strategy: list[int], t: ir.Type, mesh, what: str,
     return axes or [[]]
 
 
+def _axes_attr(attr: ir.Attribute) -> list[list[int]]:
+    """[array<i64: 1>, array<i64>] -> [[1], []] (a layout's axes per dim)."""
+    try:
+        return [list(ir.DenseI64ArrayAttr(a)) for a in ir.ArrayAttr(attr)]
+    except ValueError:
+        raise StrategyError(f"a layout must be an array of axis arrays, got {attr}") from None
+
+
+def _axes_list(attr: ir.Attribute, count: int, what: str) -> list[list[list[int]]]:
+    """An in/out layout attribute: one layout per operand / result."""
+    try:
+        out = [_axes_attr(a) for a in ir.ArrayAttr(attr)]
+    except ValueError:
+        raise StrategyError(f"a layout list must be an array of layouts, got {attr}") from None
+    if len(out) != count:
+        raise StrategyError(f"{what} has {len(out)} layout(s) for {count} tensor(s)")
+    return out
+
+
+def layout_split_axes(axes: list[list[int]], t: ir.Type, mesh: Mesh, what: str,
+                      strategy: list[int] | None = None) -> list[list[int]]:
+    """The split_axes of a tensor of type t laid out `axes` (per dim, mesh
+    axes) on a user-given device matrix, checked; an empty list: replicated."""
+    if not isinstance(t, ir.RankedTensorType):
+        raise StrategyError(f"{what} is not a ranked tensor ({t})")
+    shape = list(ir.RankedTensorType(t).shape)
+    if not axes:
+        return [[]]
+    if len(axes) != len(shape):
+        raise StrategyError(f"layout {axes} of {what} has {len(axes)} entries, but the tensor "
+                            f"has rank {len(shape)} ({t})")
+    used = [a for ax in axes for a in ax]
+    if any(a < 0 or a >= len(mesh.shape) for a in used) or len(set(used)) != len(used):
+        raise StrategyError(f"layout {axes} of {what}: each axis must be one of the device "
+                            f"matrix {tuple(mesh.shape)}'s (0..{len(mesh.shape) - 1}), once")
+    for d, (ax, size) in enumerate(zip(axes, shape)):
+        c = 1
+        for a in ax:
+            c *= mesh.shape[a]
+        if strategy is not None and d < len(strategy) and strategy[d] != c:
+            raise StrategyError(f"layout {axes} of {what}: dim {d} is cut {c} by its axes "
+                                f"but {strategy[d]} by the strategy")
+        if size % c:
+            raise StrategyError(f"layout {axes} of {what}: dim {d} (size {size}) is not "
+                                f"divisible by {c}, the size of its axes {ax} of the device "
+                                f"matrix {tuple(mesh.shape)}")
+    axes = [list(a) for a in axes]
+    while axes and not axes[-1]:
+        axes.pop()
+    return axes or [[]]
+
+
 def _bool(op, name: str) -> bool:
     return name in op.attributes and ir.BoolAttr(op.attributes[name]).value
 
@@ -340,8 +415,10 @@ def _replace_hint(op: ir.Operation, n) -> None:
     """A mindir.sharding_hint -> the two shard.shard ops of a layout constraint."""
     x = op.operands[0]
     try:
-        axes = split_axes(list(ir.DenseI64ArrayAttr(op.attributes["strategy"])), x.type, n,
-                          "the hinted value")
+        strategy = list(ir.DenseI64ArrayAttr(op.attributes["strategy"]))
+        axes = layout_split_axes(_axes_attr(op.attributes[LAYOUT]), x.type, n,
+                                 "the hinted value", strategy) if LAYOUT in op.attributes else \
+            split_axes(strategy, x.type, n, "the hinted value")
     except StrategyError as e:
         op.location.emit_error(f"bad sharding strategy: {e}")
         raise PassFailure() from None
@@ -352,10 +429,28 @@ def _replace_hint(op: ir.Operation, n) -> None:
     op.erase()
 
 
+def _user_meshes(f) -> list:
+    """[(device matrix, what, location)]: the user-given device matrices
+    (Layouts) of f's strategies."""
+    out = []
+    if not f.regions[0].blocks:
+        return out
+    if DEVICE_MATRIX in f.attributes:
+        out.append((list(ir.DenseI64ArrayAttr(f.attributes[DEVICE_MATRIX])),
+                    "the function's layouts", f.location))
+    for op in _ops(f.regions[0].blocks[0]):
+        if DEVICE_MATRIX in op.attributes:
+            what = "the hinted value" if op.name == HINT else f"the layouts of '{op.name}'"
+            out.append((list(ir.DenseI64ArrayAttr(op.attributes[DEVICE_MATRIX])), what,
+                        op.location))
+    return out
+
+
 def _device_matrices(f) -> list:
     """[(cuts, what, location)]: the device matrix of every strategy of f (an
     op's in_strategy as a whole, see op_device_matrix; any other strategy:
-    the tensor's cuts)."""
+    the tensor's cuts). Strategies given as layouts on a device matrix are
+    left out (their axes are given)."""
     out = []
     if not f.regions[0].blocks:
         return out
@@ -364,15 +459,16 @@ def _device_matrices(f) -> list:
         if key in f.attributes:
             for i, d in enumerate(ir.ArrayAttr(f.attributes[key])):
                 d = ir.DictAttr(d)
-                if ARG_STRATEGY in d:
+                if ARG_STRATEGY in d and LAYOUT not in d:
                     out.append((_tuple(d[ARG_STRATEGY]), f"{what} {i}", f.location))
     for op in _ops(block):
         if op.name == HINT:
-            out.append((list(ir.DenseI64ArrayAttr(op.attributes["strategy"])),
-                        "the hinted value", op.location))
+            if LAYOUT not in op.attributes:
+                out.append((list(ir.DenseI64ArrayAttr(op.attributes["strategy"])),
+                            "the hinted value", op.location))
             continue
         try:
-            if IN_STRATEGY in op.attributes:
+            if IN_STRATEGY in op.attributes and IN_LAYOUT not in op.attributes:
                 tuples = _tuples(op.attributes[IN_STRATEGY])
                 dm = None
                 if len(tuples) == len(op.operands):
@@ -383,13 +479,62 @@ def _device_matrices(f) -> list:
                     out.append((dm[0], what, op.location))
                 else:
                     out += [(t, f"input {i}", op.location) for i, t in enumerate(tuples)]
-            if OUT_STRATEGY in op.attributes:
+            if OUT_STRATEGY in op.attributes and OUT_LAYOUT not in op.attributes:
                 out += [(t, f"output {i}", op.location)
                         for i, t in enumerate(_tuples(op.attributes[OUT_STRATEGY]))]
         except StrategyError as e:
             op.location.emit_error(f"bad sharding strategy: {e}")
             raise PassFailure() from None
     return out
+
+
+def _tensor_axes(d: ir.DictAttr, t: ir.Type, mesh: Mesh, what: str) -> list[list[int]]:
+    """An argument's / result's split_axes: its layout's, else its cuts'."""
+    strategy = _tuple(d[ARG_STRATEGY])
+    if LAYOUT in d:
+        return layout_split_axes(_axes_attr(d[LAYOUT]), t, mesh, what, strategy)
+    return split_axes(strategy, t, mesh, what)
+
+
+def _split_of(v: ir.Value):
+    """The split_axes a value's users see when it is a `shard.shard ...
+    annotate_for_users` result (None otherwise), per dim."""
+    owner = v.owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)):
+        return None
+    op = owner.operation
+    if op.name != "shard.shard" or "annotate_for_users" not in op.attributes:
+        return None
+    sharding = op.operands[1].owner.operation
+    text = str(sharding.attributes["split_axes"])        # #shard<axisarray[[1, 0], []]>
+    return ast.literal_eval(text[text.index("["):text.rindex("]") + 1])
+
+
+def _check_matmul_axes(block: ir.Block) -> None:
+    """A 2-D matmul whose operands are laid out with one mesh axis on two of
+    its iteration dims (i, k, j), e.g. A's rows and B's columns both over
+    axis 0: MindSpore's device matrix uses each axis once, and upstream
+    sharding-propagation asserts on it; an error at the matmul instead."""
+    for op in _ops(block):
+        if op.name != "mindir.matmul" or len(op.operands) != 2:
+            continue
+        a, b = (_split_of(v) for v in op.operands)
+        if a is None or b is None:
+            continue
+        ta, tb = _bool(op, "transpose_a"), _bool(op, "transpose_b")
+
+        def dim(axes, d):
+            return set(axes[d]) if d < len(axes) else set()
+        i, ka = dim(a, 1 if ta else 0), dim(a, 0 if ta else 1)
+        kb, j = dim(b, 1 if tb else 0), dim(b, 0 if tb else 1)
+        for x, y, what in ((i, j, "the rows of input 0 and the columns of input 1"),
+                           (i, kb, "the rows of input 0 and the contracted dim of input 1"),
+                           (ka, j, "the contracted dim of input 0 and the columns of input 1")):
+            if x & y:
+                raise StrategyError(
+                    f"{what} of '{op.name}' are both split over mesh axis "
+                    f"{sorted(x & y)[0]}: a mesh axis can cut only one dim of an op (MindSpore's "
+                    "device matrix uses each axis once)", op.location)
 
 
 def _annotate_function(f, n) -> bool:
@@ -408,7 +553,7 @@ def _annotate_function(f, n) -> bool:
                 continue
             found = True
             arg = block.arguments[i]
-            axes = split_axes(_tuple(d[ARG_STRATEGY]), arg.type, n, f"argument {i}")
+            axes = _tensor_axes(d, arg.type, n, f"argument {i}")
             a = _shard(arg, axes, True, loc, first)
             arg.replace_all_uses_except(a, a.owner.operation)
     hints = [op for op in _ops(block) if op.name == HINT]
@@ -426,18 +571,27 @@ def _annotate_function(f, n) -> bool:
                     raise StrategyError(f"in_strategy has {len(tuples)} tuple(s) but "
                                         f"'{op.name}' has {len(op.operands)} input(s)")
                 before = ir.InsertionPoint(op)
-                dm = op_device_matrix(op, tuples, [v.type for v in op.operands])
-                for i, (s, v) in enumerate(zip(tuples, list(op.operands))):
-                    axes = split_axes(s, v.type, n, f"input {i}") if dm is None else \
-                        split_axes(s, v.type, n, f"input {i}", dm[1][i], dm[0])
-                    op.operands[i] = _shard(v, axes, True, op.location, before)
+                if IN_LAYOUT in op.attributes:
+                    layouts = _axes_list(op.attributes[IN_LAYOUT], len(tuples), "in_layout")
+                    for i, (s, lay, v) in enumerate(zip(tuples, layouts, list(op.operands))):
+                        axes = layout_split_axes(lay, v.type, n, f"input {i}", s)
+                        op.operands[i] = _shard(v, axes, True, op.location, before)
+                else:
+                    dm = op_device_matrix(op, tuples, [v.type for v in op.operands])
+                    for i, (s, v) in enumerate(zip(tuples, list(op.operands))):
+                        axes = split_axes(s, v.type, n, f"input {i}") if dm is None else \
+                            split_axes(s, v.type, n, f"input {i}", dm[1][i], dm[0])
+                        op.operands[i] = _shard(v, axes, True, op.location, before)
             if OUT_STRATEGY in op.attributes:
                 tuples = _tuples(op.attributes[OUT_STRATEGY])
                 if len(tuples) != len(op.results):
                     raise StrategyError(f"out_strategy has {len(tuples)} tuple(s) but "
                                         f"'{op.name}' has {len(op.results)} output(s)")
-                for i, (s, r) in enumerate(zip(tuples, list(op.results))):
-                    axes = split_axes(s, r.type, n, f"output {i}")
+                layouts = _axes_list(op.attributes[OUT_LAYOUT], len(tuples), "out_layout") \
+                    if OUT_LAYOUT in op.attributes else [None] * len(tuples)
+                for i, (s, lay, r) in enumerate(zip(tuples, layouts, list(op.results))):
+                    axes = split_axes(s, r.type, n, f"output {i}") if lay is None else \
+                        layout_split_axes(lay, r.type, n, f"output {i}", s)
                     a = _shard(r, axes, False, op.location, ir.InsertionPoint(op))
                     a.owner.operands[1].owner.move_after(op)
                     a.owner.move_after(a.owner.operands[1].owner)
@@ -454,7 +608,7 @@ def _annotate_function(f, n) -> bool:
                 continue
             found = True
             v = ret.operands[i]
-            axes = split_axes(_tuple(d[ARG_STRATEGY]), v.type, n, f"result {i}")
+            axes = _tensor_axes(d, v.type, n, f"result {i}")
             ret.operands[i] = _shard(v, axes, True, ret.location, ir.InsertionPoint(ret))
     return found
 
@@ -485,17 +639,38 @@ def insert_shardings(module: ir.Operation, *, device_num: int):
         except StrategyError as e:
             f.location.emit_error(f"bad sharding strategy: {e}")
             raise PassFailure() from None
+    user = []
     for f in todo:
         matrices += _device_matrices(f)
+        user += _user_meshes(f)
     if grid_n is None:
         return
     # one mesh for the module (the one shard.grid): checked at each strategy
     mesh, seen = None, []
+    if user:                                   # a user-given device matrix (Layouts)
+        mesh = Mesh(grid_n, user[0][0])
+    for dm, what, loc in user:
+        prod = 1
+        for a in dm:
+            prod *= a
+        if dm != user[0][0] or prod != grid_n:
+            why = f"differs from {tuple(user[0][0])} of {user[0][1]}" if dm != user[0][0] else \
+                f"covers {prod} devices, not device_num ({grid_n})"
+            loc.emit_error(f"bad sharding strategy: the device matrix {tuple(dm)} of {what} "
+                           f"{why}")
+            raise PassFailure()
     for cuts, what, loc in matrices:
         try:
             device_matrix_check(cuts, grid_n, what)
-            seen.append((cuts, what))
-            mesh = mesh_of(seen, grid_n)
+            if user and not mesh.fits(cuts):
+                raise StrategyError(
+                    f"strategy {tuple(cuts)} of {what} cuts "
+                    f"{tuple(c for c in cuts if c > 1)}, but the device matrix given by the "
+                    f"Layouts is {tuple(mesh.shape)}: the cuts of a tuple strategy must be "
+                    "products of its leading axes (or give a Layout)")
+            if not user:
+                seen.append((cuts, what))
+                mesh = mesh_of(seen, grid_n)
         except StrategyError as e:
             loc.emit_error(f"bad sharding strategy: {e}")
             raise PassFailure() from None
@@ -504,8 +679,9 @@ def insert_shardings(module: ir.Operation, *, device_num: int):
         try:
             if _annotate_function(f, mesh):
                 any_found = True
+            _check_matmul_axes(f.regions[0].blocks[0])
         except StrategyError as e:
-            f.location.emit_error(f"bad sharding strategy: {e}")
+            (e.location or f.location).emit_error(f"bad sharding strategy: {e}")
             raise PassFailure() from None
     if not any_found:
         return

@@ -67,6 +67,7 @@ _LAZY = {
     # more than one process (MPI): mindspore.communication, ms.shard
     "communication": ("msmlir.communication", None),
     "shard": ("msmlir.parallel", "shard"), "parallel": ("msmlir.parallel", None),
+    "Layout": ("msmlir.parallel", "Layout"),
     "amp": ("msmlir.amp", None),            # auto_mixed_precision, build_train_network
     "mint": ("msmlir.mint", None),          # mindspore.mint: torch-style functions
     "numpy": ("msmlir.numpy", None),        # mindspore.numpy-style functions, compiled

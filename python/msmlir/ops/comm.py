@@ -12,6 +12,8 @@ through an exchange function with its own gradient (below: the dialect has
 no op for them)."""
 from __future__ import annotations
 
+import threading
+
 from mlir import ir
 
 from ..dialects.enums import ReduceOp as _ReduceOp, enum_case
@@ -78,20 +80,102 @@ def _comm(group, what: str) -> _Comm:
 def _checked(prim):
     """`prim`, whose group is checked at every PyNative call too: the compiled
     op is cached per signature (frontend/trace.py), so a call after
-    destroy_group would otherwise reach MPI with MPI_COMM_NULL."""
+    destroy_group would otherwise reach MPI with MPI_COMM_NULL. For the same
+    reason the ranks' agreement is checked per PyNative call here, not at
+    trace time (`_eager_agree`): one rank may find the op in its cache and go
+    straight into the collective while another traces and exchanges its
+    checks, and the two would wait on different MPI calls."""
     import functools
     import inspect
     sig = inspect.signature(prim)
 
     @functools.wraps(prim)
     def wrapper(*args, **kwargs):
-        if _b.current() is None:
-            group = sig.bind(*args, **kwargs).arguments.get("group")
-            if group is not None:
-                _comm(group, prim.__name__)
-        return prim(*args, **kwargs)
+        if _b.current() is not None or not _mpi.initialized():
+            return prim(*args, **kwargs)
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        _AGREED.sends = _eager_agree(prim.__name__, bound.arguments)
+        _AGREED.active = True
+        try:
+            return prim(*args, **kwargs)
+        finally:
+            _AGREED.active = False
     wrapper.__msmlir_primitive__ = True
     return wrapper
+
+
+_AGREED = threading.local()       # set while a PyNative collective call runs (checked already)
+_EAGER_NAMES = _COLLECTIVES + ("all_to_all_v",)
+
+
+def _eager_agree(what: str, args: dict):
+    """The ranks' agreement on one PyNative collective call, before its
+    compiled op (cached, or traced now) runs: one MPI_Allgather of each
+    rank's row (the collective, its tensor's dtype and shape, a digest of the
+    other arguments, and all_to_all_v's send counts with whether its own
+    count checks passed); a difference is an error on every rank, naming each
+    rank's tensor. Returns all_to_all_v's send lists (for its trace)."""
+    import zlib
+
+    import numpy as np
+    comm = _comm(args.get("group"), what)
+    n = comm.size
+    if n == 1:
+        return None
+    x = np.asarray(args["x"])
+    dtype = _COMM_DTYPES.index(str(x.dtype)) if str(x.dtype) in _COMM_DTYPES else -1
+    problem = None
+    if x.ndim > _MAX_RANK:
+        problem = f"{what}: tensors of rank <= {_MAX_RANK} only, got rank {x.ndim}"
+    shape = list(x.shape) if problem is None else []
+    rest = {k: v for k, v in args.items() if k not in ("x", "send_numel_list", "recv_numel_list")}
+    send = [0] * n
+    if what == "all_to_all_v":
+        shape = []                       # the ranks' inputs differ in size
+        problem = problem or _counts_problem(x.size, args["send_numel_list"],
+                                             args["recv_numel_list"], args["block_size"], n)
+        if problem is None:
+            send = [int(v) for v in args["send_numel_list"]]
+    row = [_EAGER_NAMES.index(what), dtype, len(shape)] + shape \
+        + [-1] * (_MAX_RANK - len(shape)) + [zlib.crc32(repr(sorted(rest.items())).encode())]
+    rows, bad = _mpi.allgather_checked(row + send, problem is None, comm.name)
+    if problem is not None:
+        _b.error(problem, kind=ValueError)
+    where = f" of group {comm.name!r}" if comm.name else ""
+    if bad:
+        _b.error(f"{what}: rank(s) {bad}{where} called it with invalid arguments (their error "
+                 "says which); no data was exchanged", kind=ValueError)
+    if any(r[0] != row[0] for r in rows):
+        _b.error(f"the ranks{where} call different collectives (" + "; ".join(
+            f"rank {j}: {_EAGER_NAMES[r[0]]}" for j, r in enumerate(rows)) + ")")
+
+    def show(r):
+        name = _COMM_DTYPES[r[1]] if r[1] >= 0 else "an unsupported dtype"
+        return name + (str(r[3:3 + r[2]]) if what != "all_to_all_v" else "")
+    if any(r[1:3 + _MAX_RANK] != row[1:3 + _MAX_RANK] for r in rows):
+        ranks = "; ".join(f"rank {j}: {show(r)}" for j, r in enumerate(rows))
+        _b.error(f"{what}: the ranks{where} do not call it on the same tensor type ({ranks})")
+    if any(r[3 + _MAX_RANK] != row[3 + _MAX_RANK] for r in rows):
+        _b.error(f"{what}: the ranks{where} call it with different arguments (each of "
+                 f"{', '.join(sorted(rest))} must be the same on every rank)", kind=ValueError)
+    return [r[4 + _MAX_RANK:] for r in rows]
+
+
+def _counts_problem(numel: int, send_numel_list, recv_numel_list, block_size, n: int):
+    """What is wrong with all_to_all_v's counts on this rank alone (None: nothing)."""
+    bsz = int(block_size)
+    send = [int(v) for v in send_numel_list]
+    recv = [int(v) for v in recv_numel_list]
+    if bsz <= 0 or len(send) != n or len(recv) != n or min(send + recv) < 0:
+        return (f"all_to_all_v: send_numel_list and recv_numel_list need one count >= 0 per "
+                f"rank ({n}) and block_size > 0, got {send}, {recv}, block_size={bsz}")
+    if sum(send) * bsz != numel:
+        return (f"all_to_all_v: send_numel_list sums to {sum(send)} blocks of {bsz}, the input "
+                f"has {numel} elements")
+    if max(numel, sum(recv) * bsz) >= 2 ** 31:
+        return f"all_to_all_v: {max(numel, sum(recv) * bsz)} elements exceed MPI's int count"
+    return None
 
 
 def _tag(out, comm: _Comm):
@@ -106,7 +190,8 @@ def _check_ranks_agree(t, what: str, extra: int = 0, comm: _Comm | None = None) 
     (else MPI would read past buffers or wait forever): at trace time the
     ranks exchange (op, dtype, shape) and a mismatch is an error at the user's
     line on every rank, naming each rank's tensor."""
-    if not _mpi.initialized() or (comm.size if comm else _mpi.size()) == 1:
+    if not _mpi.initialized() or (comm.size if comm else _mpi.size()) == 1 or \
+            getattr(_AGREED, "active", False):       # a PyNative call: _eager_agree did it
         return
     if t.ndim > _MAX_RANK:
         _b.error(f"{what}: tensors of rank <= {_MAX_RANK} only, got rank {t.ndim}")
@@ -284,24 +369,35 @@ def all_to_all_v(x, send_numel_list, recv_numel_list, group=None, block_size=1):
     comm = _comm(group, "all_to_all_v")
     n, r = comm.size, comm.rank
     bsz = int(block_size)
-    send = [int(v) for v in send_numel_list]
-    recv = [int(v) for v in recv_numel_list]
-    if bsz <= 0 or len(send) != n or len(recv) != n or min(send + recv) < 0:
-        _b.error(f"all_to_all_v: send_numel_list and recv_numel_list need one count >= 0 per "
-                 f"rank ({n}) and block_size > 0, got {send}, {recv}, block_size={bsz}",
-                 kind=ValueError)
     numel = 1
     for d in t.shape:
         numel *= d
-    if sum(send) * bsz != numel:
-        _b.error(f"all_to_all_v: send_numel_list sums to {sum(send)} blocks of {bsz}, the input "
-                 f"has {numel} elements", kind=ValueError)
-    if max(numel, sum(recv) * bsz) >= 2 ** 31:
-        _b.error(f"all_to_all_v: {max(numel, sum(recv) * bsz)} elements exceed MPI's int count")
+    problem = _counts_problem(numel, send_numel_list, recv_numel_list, bsz, n)
+    send = [int(v) for v in send_numel_list]
+    recv = [int(v) for v in recv_numel_list]
+    sends = None
+    if getattr(_AGREED, "active", False):          # PyNative: exchanged by _eager_agree
+        sends = _AGREED.sends
+    elif n > 1:
+        # inside jit: the ranks exchange their send lists with their checks'
+        # outcome, so a rank's bad counts stop every rank here (the others
+        # would otherwise wait in this exchange, or match its next collective)
+        dtype = _COMM_DTYPES.index(str(t.dtype))
+        rows, bad = _mpi.allgather_checked(
+            [dtype] + ((send + [0] * n)[:n] if problem else send), problem is None, comm.name)
+        if problem is None and bad:
+            _b.error(f"all_to_all_v: rank(s) {bad} called it with invalid counts (their error "
+                     "says which); no data was exchanged", kind=ValueError)
+        if problem is None and any(row[0] != dtype for row in rows):
+            _b.error("all_to_all_v: the ranks do not call it on the same dtype (" + "; ".join(
+                f"rank {j}: {_COMM_DTYPES[row[0]]}" for j, row in enumerate(rows)) + ")",
+                kind=ValueError)
+        sends = [row[1:] for row in rows]                # every rank's send list
+    if problem is not None:
+        _b.error(problem, kind=ValueError)
     flat = reshape(t, (numel,))
     if n == 1:
         return flat
-    sends = _mpi.allgather_ints(send, comm.name)          # every rank's send list
     for j in range(n):
         if sends[j][r] != recv[j]:
             _b.error(f"all_to_all_v: rank {r} expects {recv[j]} from rank {j}, which sends "

@@ -124,15 +124,21 @@ class Primitive:
         """Records the operator's parallel strategy (tuples of tuples of ints, one
         per input / output) as the attributes `in_strategy` / `out_strategy`;
         the op it builds in a compiled function carries them (see `__call__`)."""
+        from ..parallel.annotate import Layout
         for what, s in (("in_strategy", in_strategy), ("out_strategy", out_strategy)):
             if s is None:
+                continue
+            if isinstance(s, tuple) and s and all(isinstance(t, Layout) for t in s):
+                for t in s:
+                    t.axes()                 # MindSpore's Layout, called with its tensor map
+                self.add_prim_attr(what, s)
                 continue
             if not isinstance(s, tuple) or not all(
                     isinstance(t, tuple) and all(isinstance(d, numbers.Integral) and
                                                  not isinstance(d, bool) and d > 0 for d in t)
                     for t in s):
                 raise TypeError(f"For '{self.name}.shard', '{what}' must be a tuple of tuples of "
-                                f"positive ints, but got {s!r}")
+                                f"positive ints or of Layouts, but got {s!r}")
             self.add_prim_attr(what, s)
         for k, v in kwargs.items():
             self.add_prim_attr(k, v)

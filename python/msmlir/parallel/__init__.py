@@ -29,7 +29,10 @@ ranks 0..k-1 holding the first block, as MindSpore puts the repeated
 devices last): 1-D (a cut is 1 or device_num) or
 multi-dimensional, e.g. 4 ranks as 2x2 from MatMul strategies
 ((2, 1), (1, 2)) / ((2, 2), (2, 1)) (data x model parallel; an op's device
-matrix is its cuts > 1 in order, MatMul's is (i, k, j)); a tensor's own
+matrix is its cuts > 1 in order, MatMul's is (i, k, j)), or given by the
+user as MindSpore's `Layout(device_matrix, alias_name)` (a strategy entry
+`layout("mp", "None")` names the matrix axes of each dim, in any order;
+annotate.py); a tensor's own
 strategy (an input's here) must then cut products of the mesh's leading
 axes, e.g. one dim by device_num (passes/parallel/insert_shardings.py). Strategies on ops inside the
 function: `parallel.annotate(y, in_strategy=...)` (what `Primitive.shard`
@@ -62,10 +65,11 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from .annotate import ARG_STRATEGY, DEVICE_NUM, annotate, normalize  # noqa: F401
+from .annotate import (ARG_STRATEGY, DEVICE_MATRIX, DEVICE_NUM, LAYOUT, Layout,  # noqa: F401
+                       annotate, cuts, device_matrix_of, layout_attr, normalize)
 from .compile import ShardingError, diagnostics as _diagnostics, ranks, sliced
 
-__all__ = ["shard", "annotate", "ShardedFunction", "ShardingError", "slice_for_rank",
+__all__ = ["shard", "annotate", "Layout", "ShardedFunction", "ShardingError", "slice_for_rank",
            "gather_parameter"]
 
 
@@ -73,6 +77,7 @@ def slice_for_rank(a: np.ndarray, strategy, rank: int) -> np.ndarray:
     """This rank's block of `a` cut by `strategy` (cuts of 1 or n, one split dim)."""
     if strategy is None:
         return a
+    strategy = cuts(strategy)
     index = []
     for d, c in enumerate(strategy):
         if c > 1:
@@ -152,11 +157,16 @@ class ShardedFunction:
             outs = [s if s is not None else (1,) * ir.RankedTensorType(t).rank
                     for s, t in zip(outs, ftype.results)]
 
+            def entry(s):
+                if s is None:
+                    return ir.DictAttr.get({})
+                d = {ARG_STRATEGY: ir.DenseI64ArrayAttr.get(list(cuts(s)))}
+                if isinstance(s, Layout):
+                    d[LAYOUT] = layout_attr(s)
+                return ir.DictAttr.get(d)
+
             def dicts(strategies):
-                return ir.ArrayAttr.get([
-                    ir.DictAttr.get({} if s is None else
-                                    {ARG_STRATEGY: ir.DenseI64ArrayAttr.get(list(s))})
-                    for s in strategies])
+                return ir.ArrayAttr.get([entry(s) for s in strategies])
             # inputs without a strategy: replicated (each rank gets the whole input;
             # left unannotated, propagation would choose a split for them)
             ins = [s if s is not None else (1,) * ir.RankedTensorType(t).rank
@@ -164,6 +174,11 @@ class ShardedFunction:
             f.attributes["arg_attrs"] = dicts(ins)
             f.attributes["res_attrs"] = dicts(outs)
             f.attributes[DEVICE_NUM] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
+            layouts = [s for s in list(self.in_strategy) + list(self.out_strategy or ())
+                       if isinstance(s, Layout)]
+            dm = device_matrix_of(layouts, "parallel.shard")
+            if dm is not None:
+                f.attributes[DEVICE_MATRIX] = ir.DenseI64ArrayAttr.get(list(dm))
         return module, lowered
 
     def compile(self, *args):

@@ -10,8 +10,10 @@ its tensor outputs by `out_strategy`, and the parameters named in
 `mindir.sharding_hint` (a layout constraint, turned into `shard.shard` ops by
 mindir-insert-shardings; the ops inside the cell are sharded by propagation
 from there). Outside the parallel modes the strategies are ignored, as in
-MindSpore. A cut is 1 or device_num and at most one dim is split (the 1-D
-device mesh, insert_shardings.py); wrong counts of tuples are errors at the
+MindSpore. The cuts must fit the device mesh insert_shardings.py infers
+(products of its leading axes); any tuple may instead be MindSpore's Layout
+on a user-given device matrix (`layout("mp", "None")`, annotate.Layout),
+whose axes are used as given. Wrong counts of tuples are errors at the
 call of the cell, bad tuples errors at the same place when compiled.
 
 parameter_plan's keys: a parameter's name (`block.dense.weight`) or its
@@ -21,12 +23,15 @@ prefix). An unknown name is an error (MindSpore ignores it with a warning).
 """
 from __future__ import annotations
 
-from .annotate import normalize
+from .annotate import DEVICE_MATRIX, LAYOUT, Layout, layout_attr, normalize
 
 SHARD = "_msmlir_shard"     # the cell attribute holding (in, out, {param: strategy})
 
 
 def _check_tuple(s, what: str):
+    if isinstance(s, Layout):
+        s.axes()                            # called with its tensor map
+        return s
     if not isinstance(s, (tuple, list)) or not s or not all(
             isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in s):
         raise TypeError(f"{what} must be a tuple of positive ints, got {s!r}")
@@ -85,7 +90,13 @@ def _hint(value, strategy):
 
     from ..dialects import mindir
     from ..ops._base import emit
-    return emit(mindir.ShardingHintOp, value.value, ir.DenseI64ArrayAttr.get(list(strategy)))
+    cuts = strategy.cuts() if isinstance(strategy, Layout) else strategy
+    out = emit(mindir.ShardingHintOp, value.value, ir.DenseI64ArrayAttr.get(list(cuts)))
+    if isinstance(strategy, Layout):        # the axes of a user-given device matrix
+        op = out.value.owner
+        op.attributes[LAYOUT] = layout_attr(strategy)
+        op.attributes[DEVICE_MATRIX] = ir.DenseI64ArrayAttr.get(list(strategy.device_matrix))
+    return out
 
 
 def _hint_all(values, strategies, what: str, cell):

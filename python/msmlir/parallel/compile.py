@@ -44,9 +44,9 @@ the whole shape for tracing, frontend/trace.py's Frame.value) and from then
 on it is fed and updated in place as a slice: per rank, the split
 parameters and the optimizer state that follows them take 1/n of the
 memory. Graphs compiled later take a sliced parameter in its stored layout
-(an argument strategy; on a multi-dimensional mesh only when each split dim
-lies on leading mesh axes, which its cuts map back to, e.g. a repeated-
-calculation split; otherwise a ShardingError says to gather it first).
+(an argument strategy; on a multi-dimensional mesh its mesh axes per dim,
+as a Layout on the mesh would give them: `mindir.layout` with the mesh as
+`mindir.device_matrix`, so the later graph runs on the same mesh).
 `msmlir.parallel.gather_parameter` rebuilds the whole value.
 """
 from __future__ import annotations
@@ -63,7 +63,7 @@ from msmlir.passes import run_pipeline
 from msmlir.passes.parallel.pipeline import shard_lowering_stages
 from msmlir.passes.registry import get_pass, parse_options
 
-from .annotate import ARG_STRATEGY, DEVICE_NUM, IN_STRATEGY, OUT_STRATEGY
+from .annotate import ARG_STRATEGY, DEVICE_MATRIX, DEVICE_NUM, IN_STRATEGY, LAYOUT, OUT_STRATEGY
 
 STRATEGY_KEYS = (IN_STRATEGY, OUT_STRATEGY, ARG_STRATEGY, "mindir.sharding_hint")
 
@@ -463,10 +463,13 @@ def mesh() -> tuple[int, int]:
     return ranks(device_num if device_num and device_num > 1 else None)
 
 
-def _arg_strategies(module: ir.Module, name: str, fixed: dict) -> None:
+def _arg_strategies(module: ir.Module, name: str, fixed: dict, layouts: dict | None = None,
+                    grid=None) -> None:
     """Arguments of the public function `name` get fixed strategies ({index:
     cuts}): MindSpore's data_parallel dataset strategy for the per-rank
-    arguments, the stored layout for the parameters already sliced."""
+    arguments, the stored layout for the parameters already sliced
+    (`layouts`: {index: mesh axes per dim} on the device matrix `grid`)."""
+    layouts = layouts or {}
     for f in _public_functions(module):
         if ir.StringAttr(f.attributes["sym_name"]).value != name:
             continue
@@ -477,8 +480,13 @@ def _arg_strategies(module: ir.Module, name: str, fixed: dict) -> None:
             d = {a.name: a.attr for a in ir.DictAttr(old[i])} if i < len(old) else {}
             if i in fixed:
                 d[ARG_STRATEGY] = ir.DenseI64ArrayAttr.get(fixed[i])
+            if i in layouts:
+                d[LAYOUT] = ir.ArrayAttr.get([ir.DenseI64ArrayAttr.get(list(a))
+                                              for a in layouts[i]])
             dicts.append(ir.DictAttr.get(d))
         f.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
+        if layouts:
+            f.attributes[DEVICE_MATRIX] = ir.DenseI64ArrayAttr.get(list(grid))
 
 
 def compile_lowered(parse, timings: dict, lowered=None, groups=()) -> ShardedModule:
@@ -490,8 +498,8 @@ def compile_lowered(parse, timings: dict, lowered=None, groups=()) -> ShardedMod
     if parallel_mode() == "auto_parallel":
         from .auto import plan
         with module.context:
-            plan(module, n)
-    per_rank, params, args, results, stored = (), {}, {}, {}, {}
+            plan(module, n, batch_args=tuple(getattr(lowered, "per_rank_args", ())))
+    per_rank, params, args, results, stored, layouts, grid = (), {}, {}, {}, {}, {}, None
     name = getattr(lowered, "name", None)
     if lowered is not None:
         per_rank = tuple(lowered.per_rank_args)
@@ -503,7 +511,16 @@ def compile_lowered(parse, timings: dict, lowered=None, groups=()) -> ShardedMod
             args[i] = [n] + [1] * (len(sig.inputs[i][0]) - 1)
         for i, p in params.items():
             if sliced(p) and getattr(p, "_msmlir_layout", None) is not None:
-                args[i] = _stored_cuts(p, n)
+                g, axes = p._msmlir_layout
+                if grid is not None and list(g) != list(grid):
+                    raise ShardingError(
+                        f"parameter {p.name!r} is kept sliced on the device mesh {tuple(g)}, "
+                        f"another one on {tuple(grid)}: gather one with "
+                        "msmlir.parallel.gather_parameter and set_data first")
+                grid = list(g)
+                layouts[i] = _padded(axes, len(p._msmlir_global_shape))
+                args[i] = [int(np.prod([grid[a] for a in ax], dtype=np.int64))
+                           for ax in layouts[i]]
                 stored[i] = p
             elif sliced(p):
                 local, whole = tuple(p.shape), p._msmlir_global_shape
@@ -515,7 +532,7 @@ def compile_lowered(parse, timings: dict, lowered=None, groups=()) -> ShardedMod
                 results[j] = [n] + [1] * (len(shape) - 1)
     if args:
         with module.context:
-            _arg_strategies(module, name, args)
+            _arg_strategies(module, name, args, layouts, grid)
     try:
         compiled = compile_sharded(module, n, timings=timings, results={name: results})
     except ir.MLIRError as e:
@@ -529,26 +546,6 @@ def compile_lowered(parse, timings: dict, lowered=None, groups=()) -> ShardedMod
 
 def _padded(axes, rank: int) -> list:
     return [list(a) for a in axes] + [[] for _ in range(rank - len(axes))]
-
-
-def _stored_cuts(p, n: int) -> list[int]:
-    """The strategy a later graph takes Parameter p with when an earlier one
-    left it sliced on a multi-dimensional mesh: per dim the product of its
-    axes' sizes. Only a layout those cuts map back to (each dim on leading
-    mesh axes, insert_shardings.Mesh.axes) can be taken; for another one
-    (e.g. a column split on axis 1 of a data x model mesh) the cuts would
-    mean other blocks, so it is refused."""
-    from msmlir.passes.parallel.insert_shardings import Mesh
-    grid, axes = p._msmlir_layout
-    axes = _padded(axes, len(p._msmlir_global_shape))
-    cuts = [int(np.prod([grid[a] for a in ax], dtype=np.int64)) for ax in axes]
-    if Mesh(n, grid).axes(cuts) != axes:
-        raise ShardingError(
-            f"parameter {p.name!r} is kept sliced on the device mesh {tuple(grid)} along mesh "
-            f"axes {axes}: a graph compiled after the step that split it can take it only "
-            "when each split dim is on leading mesh axes (gather it with "
-            "msmlir.parallel.gather_parameter and set_data first)")
-    return cuts
 
 
 def _check_stored_layouts(d: "ShardedDispatcher", stored: dict) -> None:

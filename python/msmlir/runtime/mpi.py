@@ -262,6 +262,17 @@ def allgather_ints(values: list[int], group: str | None = None) -> list[list[int
     return recv.tolist()
 
 
+def allgather_checked(values: list[int], ok: bool, group: str | None = None
+                      ) -> tuple[list[list[int]], list[int]]:
+    """(every rank's `values`, the ranks whose own check failed): one
+    allgather_ints of [ok] + values. A rank whose arguments failed a local
+    check still takes part (its `values` padded to the agreed count), so the
+    others learn of it here and fail too, instead of waiting forever in an
+    exchange that rank never enters (or matching its next collective)."""
+    rows = allgather_ints([0 if ok else 1] + list(values), group)
+    return [r[1:] for r in rows], [j for j, r in enumerate(rows) if r[0]]
+
+
 def barrier() -> None:
     lib = _STATE["lib"]
     if lib is None:

