@@ -14,6 +14,11 @@ that their float inputs and trainable Parameters are cast when construct runs
 `Model(..., amp_level="O2")` applies it and computes the loss in float32 (with a
 dynamic loss scale for O2/O3 unless a loss_scale_manager is given), as
 MindSpore's `build_train_network`.
+
+The loss scalers of MindSpore 2.x's functional training loop (`StaticLossScaler`,
+`DynamicLossScaler`: `scale` the loss, `unscale` the gradients, `adjust` the scale
+from `all_finite(grads)`) keep the scale in a float32 Parameter, so a step that
+uses them works in PyNative and inside jit alike.
 """
 from __future__ import annotations
 
@@ -22,7 +27,10 @@ import numpy as np
 from . import dtype as mstype
 from . import nn, ops
 
-__all__ = ["auto_mixed_precision", "build_train_network", "all_finite"]
+__all__ = ["auto_mixed_precision", "build_train_network", "all_finite", "custom_mixed_precision",
+           "get_white_list", "get_black_list", "LossScaler", "StaticLossScaler",
+           "DynamicLossScaler", "LossScaleManager", "FixedLossScaleManager",
+           "DynamicLossScaleManager"]
 
 _LEVELS = ("O0", "O1", "O2", "O3", "auto")
 
@@ -58,13 +66,49 @@ def _check(network, amp_level, dtype):
                          f"{dtype}")
 
 
-def _wrap_white_list(cell, dtype):
+def _wrap_white_list(cell, dtype, white=None):
+    white = _white_list() if white is None else white
     for name, sub in list(cell.__dict__["_cells"].items()):
-        if isinstance(sub, _white_list()):
+        if isinstance(sub, white):
             sub.to_float(dtype)
             cell.__dict__["_cells"][name] = _OutputTo32(sub)
         elif isinstance(sub, nn.Cell):
-            _wrap_white_list(sub, dtype)
+            _wrap_white_list(sub, dtype, white)
+    if isinstance(getattr(cell, "cell_list", None), list):      # SequentialCell runs its list
+        object.__setattr__(cell, "cell_list", list(cell.__dict__["_cells"].values()))
+
+
+def get_white_list():
+    """The cell types that O1 runs in low precision (a new list each call)."""
+    return list(_white_list())
+
+
+def get_black_list():
+    """The cell types that O2 keeps in float32 (a new list each call)."""
+    return list(_black_list())
+
+
+def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=mstype.float16):
+    """Mixed precision from a given list: with `white_list` only those cell types run
+    in `dtype` (as O1); with `black_list` everything runs in `dtype` except those (as
+    O2). Exactly one of the two lists is given."""
+    _check(network, "O1", dtype)
+    if (white_list is None) == (black_list is None):
+        raise ValueError("For 'custom_mixed_precision', exactly one of 'white_list' and "
+                         "'black_list' must be provided")
+    lst = white_list if white_list is not None else black_list
+    if not isinstance(lst, (list, tuple)) or not all(
+            isinstance(c, type) and issubclass(c, nn.Cell) for c in lst):
+        raise TypeError("For 'custom_mixed_precision', the list must hold Cell types, got "
+                        f"{lst!r}")
+    if white_list is not None:
+        _wrap_white_list(network, dtype, tuple(white_list))
+        return network
+    network.to_float(dtype)
+    for _, c in network.cells_and_names():
+        if isinstance(c, tuple(black_list)):
+            c.to_float(mstype.float32)
+    return _OutputTo32(network)
 
 
 def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
@@ -111,3 +155,98 @@ def all_finite(inputs):
     for f in flags[1:]:
         out = ops.logical_and(out, f)
     return out
+
+
+# ---- loss scalers (mindspore.amp.LossScaler & co.) ----------------------------------------
+
+from .train.loss_scale_manager import (  # noqa: E402
+    DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager)
+
+
+def _map(fn, inputs):
+    if isinstance(inputs, (tuple, list)):
+        return type(inputs)(fn(x) for x in inputs)
+    return fn(inputs)
+
+
+def _scale_param(scale_value, what):
+    from .common.parameter import Parameter
+    from .common.tensor import Tensor
+    if isinstance(scale_value, bool) or not isinstance(scale_value, (int, float)):
+        raise TypeError(f"For '{what}', 'scale_value' must be a float or int, got "
+                        f"{type(scale_value).__name__}")
+    if scale_value < 1.0:
+        raise ValueError(f"For '{what}', 'scale_value' must be >= 1, got {scale_value}")
+    return Parameter(Tensor(np.float32(scale_value)), name="scale_value")
+
+
+class LossScaler:
+    """The loss-scaler interface: `scale(inputs)`, `unscale(inputs)` (a Tensor or a
+    tuple/list of them) and `adjust(grads_finite)`."""
+
+    def scale(self, inputs):
+        raise NotImplementedError
+
+    def unscale(self, inputs):
+        raise NotImplementedError
+
+    def adjust(self, grads_finite):
+        raise NotImplementedError
+
+    def _mul(self, inputs, inverse):
+        def one(x):
+            s = ops.cast(self.scale_value, x.dtype)
+            return ops.mul(x, ops.reciprocal(s) if inverse else s)
+        return _map(one, inputs)
+
+
+class StaticLossScaler(LossScaler):
+    """Scales by a fixed `scale_value` (>= 1); `adjust` returns False."""
+
+    def __init__(self, scale_value):
+        self.scale_value = _scale_param(scale_value, "StaticLossScaler")
+
+    def scale(self, inputs):
+        return self._mul(inputs, False)
+
+    def unscale(self, inputs):
+        return self._mul(inputs, True)
+
+    def adjust(self, grads_finite):
+        return False
+
+
+class DynamicLossScaler(LossScaler):
+    """Multiplies the scale by `scale_factor` after `scale_window` consecutive steps
+    with finite gradients (unless that overflows), divides it by `scale_factor`
+    (not below 1) and restarts the count after a step with non-finite ones."""
+
+    def __init__(self, scale_value, scale_factor, scale_window):
+        from .common.parameter import Parameter
+        from .common.tensor import Tensor
+        self.scale_value = _scale_param(scale_value, "DynamicLossScaler")
+        for n, v in (("scale_factor", scale_factor), ("scale_window", scale_window)):
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"For 'DynamicLossScaler', '{n}' must be a positive int, "
+                                 f"got {v!r}")
+        self.scale_factor = scale_factor
+        self.scale_window = scale_window
+        self.counter = Parameter(Tensor(np.int32(0)), name="counter")
+
+    def scale(self, inputs):
+        return self._mul(inputs, False)
+
+    def unscale(self, inputs):
+        return self._mul(inputs, True)
+
+    def adjust(self, grads_finite):
+        s = self.scale_value
+        grown = ops.mul(s, float(self.scale_factor))
+        at_window = ops.equal(self.counter, self.scale_window - 1)
+        up = ops.select(at_window, ops.select(ops.isfinite(grown), grown, s), s)
+        down = ops.maximum(ops.div(s, float(self.scale_factor)), 1.0)
+        ops.assign(self.scale_value, ops.select(grads_finite, up, down))
+        count = ops.mul(ops.floor_mod(ops.add(self.counter, 1), self.scale_window),
+                        ops.cast(grads_finite, self.counter.dtype))
+        ops.assign(self.counter, count)
+        return True

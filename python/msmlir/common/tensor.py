@@ -330,6 +330,11 @@ class Tensor:
             setattr(out, k, _copy.deepcopy(v, memo))
         return out
 
+    def type(self, dtype=None):
+        """Tensor.type(): the dtype's name (a str); Tensor.type(dtype): astype(dtype).
+        (Not in the shared method table: a traced tensor's `type` is its MLIR type.)"""
+        return str(self.dtype) if dtype is None else self.astype(dtype)
+
     def assign_value(self, value) -> "Tensor":
         """Replaces the data (shape and dtype may change), like MindSpore's assign_value."""
         if isinstance(value, Tensor):

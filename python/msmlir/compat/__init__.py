@@ -1,7 +1,7 @@
 """MindSpore API compatibility table, generated from the code.
 
 For every public name of MindSpore's `mindspore`, `ops` (functional),
-`ops.operations` (Primitive classes), `nn`, `numpy`, `Tensor` and `train`
+`ops.operations` (Primitive classes), `nn`, `numpy`, `Tensor`, `train` and `amp`
 namespaces (the lists in `_reference.py`, extracted from MindSpore's API docs)
 the table says whether msmlir has it -- by looking the name up in msmlir's
 matching namespace, not from a hand-kept list -- and, for names that exist but
@@ -27,6 +27,7 @@ NAMESPACES = {
     "numpy": "msmlir.numpy",
     "Tensor": "msmlir.Tensor",
     "train": "msmlir.train",
+    "amp": "msmlir.amp",
 }
 
 _HOST_DTYPE = "host-only dtype: a Tensor holds and converts it; compiled ops refuse it"
@@ -165,16 +166,87 @@ PARTIAL = {
     "Tensor:col2im": "output_size is read on the host: a concrete Tensor in PyNative, a tuple "
                      "inside jit",
     **{f"Tensor:{n}": "a fixed 160-step series / continued fraction (accurate to rounding for "
-                      "a, x up to ~100); several seconds to compile" for n in ("igamma",
-                                                                                "igammac")},
-    "Tensor:svd": "the reduced SVD (full_matrices=False) by one-sided Jacobi unrolled over 12 "
-                  "sweeps: compile time grows with n^2 (~7 s for 4x4); meant for small "
-                  "matrices",
+                      "a, x up to ~100), each an scf.while loop" for n in ("igamma", "igammac")},
+    "Tensor:svd": "the reduced SVD (full_matrices=False) by one-sided Jacobi: 12 sweeps as an "
+                  "scf.while loop over one sweep (its n(n-1)/2 rotations unrolled, so the "
+                  "graph grows with n^2); meant for small matrices",
     **{f"Tensor:{n}": "Gaussian elimination unrolled over the (static) matrix size: the graph "
                       "grows with n" for n in ("det", "inverse", "slogdet", "logdet",
                                                "matrix_determinant", "log_matrix_determinant",
                                                "cholesky", "cholesky_inverse")},
     "Tensor:astype": "bfloat16 and host-only dtypes convert on the host",
+    # MindSpore 2.x's additions (msmlir/ops/tensor_extra.py)
+    **{f"Tensor:{n}": "in place in PyNative only (the tensor's buffer is written on the "
+                      "host); inside jit an error at the user's line, as MindSpore's CPU "
+                      "graph mode has no in-place operations"
+       for n in ("add_", "sub_", "mul_", "div_", "floor_divide_", "remainder_", "addmm_",
+                 "clamp_", "copy_", "exp_", "floor_", "log_", "sigmoid_", "sign_", "tanh_",
+                 "zero_", "fill_", "fill_diagonal_", "index_add_", "index_copy_",
+                 "index_fill_", "index_put_", "masked_fill_", "masked_scatter_", "put_",
+                 "scatter_add_")},
+    **{f"Tensor:{n}": "in place in PyNative only (an error inside jit); " + _RNG
+       for n in ("bernoulli_", "exponential_", "normal_", "random_", "uniform_")},
+    "Tensor:scatter_": "in place in PyNative only (an error inside jit); reduce 'add' only "
+                       "(no 'multiply')",
+    "Tensor:scatter": "reduce 'add' only (no 'multiply')",
+    **{f"Tensor:{n}": _RNG for n in ("uniform", "cauchy", "log_normal", "multinomial")},
+    "Tensor:qr": "modified Gram-Schmidt unrolled over the columns: R's diagonal is "
+                 "non-negative (LAPACK's Householder QR may flip the signs of Q's columns "
+                 "and R's rows); some=False only for m <= n",
+    **{f"Tensor:{n}": "substitution unrolled over the (static) matrix size: the graph grows "
+                      "with n^2" for n in ("triangular_solve", "cholesky_solve", "lu_solve")},
+    **{f"Tensor:{n}": "Householder reflectors unrolled over the (static) columns; equal to "
+                      "LAPACK's geqrf/orgqr/ormqr in the tests" for n in ("geqrf", "orgqr",
+                                                                          "ormqr")},
+    "Tensor:lstsq": "full-rank matrices only (QR of the matrix or its transpose, unrolled)",
+    "Tensor:nextafter": "float32 and float64 only",
+    "Tensor:argwhere": _DYNAMIC,
+    "Tensor:byte": "uint8 is a host-only dtype: a Tensor holds it; compiled ops refuse it",
+    "Tensor:bfloat16": "converted on the host (ml_dtypes)",
+    **{f"Tensor:{n}": "raises RuntimeError as MindSpore does off Ascend (msmlir's tensors "
+                      "live in host memory)" for n in ("storage", "untyped_storage")},
+    "Tensor:storage_offset": "always 0: every msmlir Tensor owns a contiguous buffer",
+    "Tensor:move_to": "a copy in host memory whatever `to`",
+    "Tensor:pin_memory": "returns the tensor (host memory, no page locking)",
+    **{f"numpy:{n}": _DYNAMIC for n in ("argwhere", "intersect1d", "setdiff1d")},
+    # functional twins / Primitive classes over the same implementations (ops/functional.py,
+    # ops/operations/_linalg.py)
+    **{f"{ns}:{n}": "Gaussian elimination unrolled over the (static) matrix size: the graph "
+                    "grows with n" for ns, n in (
+                        ("ops", "cholesky"), ("ops", "cholesky_inverse"),
+                        ("ops", "matrix_determinant"), ("ops", "log_matrix_determinant"),
+                        ("ops.operations", "Cholesky"), ("ops.operations", "CholeskyInverse"),
+                        ("ops.operations", "MatrixInverse"), ("ops.operations", "MatrixSolve"),
+                        ("ops.operations", "MatrixDeterminant"),
+                        ("ops.operations", "LogMatrixDeterminant"))},
+    **{f"{ns}:{n}": "the reduced SVD only (full_matrices=False) by one-sided Jacobi, 12 sweeps "
+                    "in a loop; meant for small matrices" for ns, n in (("ops", "svd"),
+                                                                        ("ops.operations", "Svd"))},
+    **{f"ops.operations:{n}": "substitution unrolled over the (static) matrix size"
+       for n in ("MatrixTriangularSolve", "CholeskySolve", "LuSolve")},
+    "ops.operations:Qr": "modified Gram-Schmidt: R's diagonal non-negative (LAPACK's signs may "
+                         "differ); full_matrices=True only for m <= n",
+    **{f"ops.operations:{n}": "Householder reflectors unrolled over the columns"
+       for n in ("Geqrf", "Orgqr")},
+    "ops.operations:Lstsq": "full-rank matrices, l2_regularizer 0 only (QR)",
+    **{f"ops.operations:{n}": _RNG for n in ("Cauchy", "LogNormalReverse")},
+    "ops:random_categorical": _RNG, "ops:choice_with_mask": _RNG,
+    "ops:unique_consecutive": _DYNAMIC,
+    **{f"ops:{n}": "PyNative only (the number of non-zeros is data): a host container "
+                   "(msmlir/ops/sparse.py)" for n in ("dense_to_sparse_coo", "dense_to_sparse_csr")},
+    "ops:col2im": "output_size is read on the host: a concrete Tensor in PyNative, a tuple "
+                  "inside jit",
+    "ops.operations:NextAfter": "float32 and float64 only",
+    **{f"ops.operations:{n}": "k = 0 (the main diagonal) only; k / num_rows / num_cols are "
+                              "read on the host (Python numbers inside jit)"
+       for n in ("MatrixDiagPartV3", "MatrixSetDiagV3", "MatrixDiagV3")},
+    **{f"ops:{n}": "k = 0 (the main diagonal) only" for n in ("matrix_diag_part",
+                                                               "matrix_set_diag",
+                                                               "matrix_diag")},
+    "ops.operations:CheckNumerics": "checks on the host in PyNative mode only (inside jit an "
+                                    "error)",
+    "ops.operations:RandomCategorical": _RNG, "ops:laplace": _RNG, "ops:shuffle": _RNG,
+    **{f"numpy:{n}": _HOST_DTYPE for n in ("int16", "uint8", "uint16", "uint32", "uint64")},
     "Tensor:transpose": "",
 }
 PARTIAL = {k: v for k, v in PARTIAL.items() if v}

@@ -1,15 +1,27 @@
 """MindSpore's public names, per namespace: the names only (facts), extracted
 from MindSpore's API documentation in github.com/mindspore-ai/mindspore,
 docs/api/api_python_en/ (the stored versions named below; they span MindSpore
-1.9 to 2.x, so a few names are older or newer than 2.10).
+1.9 to 2.x, so a few names are older or newer than 2.10). Two lists come from
+github.com/mindspore-ai/mindspore_test (a mirror of MindSpore's source with its
+history; HEAD a05ce58802d47fba782ecef8d971e05a078727c1 of 2025-07-05):
 
   mindspore          mindspore.rst               00e433dda9b9ce7f60b7f8c6167120b908dbe365
   ops (functional)   mindspore.ops.function.rst  045787689fa246fd1d3ff5d06b1cdb0c31221b9d
   ops (Primitive)    mindspore.ops.primitive.rst 0101b59ec2f4700eb2f4f7806f8fb53c835d3726
   nn                 mindspore.nn.rst            00e433dda9b9ce7f60b7f8c6167120b908dbe365
-  numpy              mindspore.numpy.rst         00e433dda9b9ce7f60b7f8c6167120b908dbe365
-  Tensor             Tensor_list.rst             01a30221f1fb396ec875c0c192ee9d1ca34f5076
+  numpy              mindspore/python/mindspore/numpy/__init__.py's __all__, mindspore_test
+                     a05ce58802d47fba782ecef8d971e05a078727c1 (249 names; replaces
+                     mindspore.numpy.rst@00e433dd's 229, whose around/copy/matrix_power
+                     2.x no longer exports)
+  Tensor             the union of Tensor_list.rst 01a30221f1fb396ec875c0c192ee9d1ca34f5076
+                     (275 names) and, in mindspore_test, the method lists of
+                     docs/api/api_python_en/mindspore/mindspore.Tensor.rst at
+                     a05ce58802d47fba782ecef8d971e05a078727c1 and at
+                     7f810bd6b84efd7c0b9366855dc33cdc95170a7e, and the per-method pages
+                     docs/api/api_python/mindspore/Tensor/*.rst at a05ce588
+                     (method_t.rst is Tensor.t's page): 390 names
   train              mindspore.train.rst         0968bdd062d394944d36ac33152ebe1658d969fd
+  amp                mindspore.amp.rst (docs/api/api_python_en/), mindspore_test a05ce588
 """
 
 SOURCES = {
@@ -17,9 +29,11 @@ SOURCES = {
     "ops": "mindspore.ops.function.rst@04578768",
     "ops.operations": "mindspore.ops.primitive.rst@0101b59e",
     "nn": "mindspore.nn.rst@00e433dd",
-    "numpy": "mindspore.numpy.rst@00e433dd",
-    "Tensor": "Tensor_list.rst@01a30221",
+    "numpy": "mindspore/numpy/__init__.py __all__@mindspore_test:a05ce588",
+    "Tensor": ("Tensor_list.rst@01a30221 + mindspore.Tensor.rst / Tensor/*.rst"
+               "@mindspore_test:a05ce588,7f810bd6"),
     "train": "mindspore.train.rst@0968bdd0",
+    "amp": "mindspore.amp.rst@mindspore_test:a05ce588",
 }
 
 MINDSPORE = """
@@ -167,26 +181,28 @@ MatrixSetDiag ClipByNorm Flatten L1Regularizer Norm OneHot Range Roll Tril Triu 
 """
 
 NUMPY = """
-arange array asarray asfarray bartlett blackman copy diag diag_indices diagflat diagonal empty
-empty_like eye full full_like geomspace hamming hanning histogram_bin_edges identity indices ix_
-linspace logspace meshgrid mgrid ogrid ones ones_like pad rand randint randn trace tri tril
-tril_indices tril_indices_from triu triu_indices triu_indices_from vander zeros zeros_like append
-apply_along_axis apply_over_axes array_split array_str atleast_1d atleast_2d atleast_3d
+arange array asarray asfarray bartlett blackman diag diag_indices diagflat diagonal empty
+empty_like eye full full_like geomspace hamming hanning histogram_bin_edges identity indices
+ix_ linspace logspace meshgrid mgrid ogrid ones ones_like pad rand randint randn trace tri tril
+tril_indices tril_indices_from triu triu_indices triu_indices_from vander zeros zeros_like
+append apply_along_axis apply_over_axes array_split array_str atleast_1d atleast_2d atleast_3d
 broadcast_arrays broadcast_to choose column_stack concatenate dsplit dstack expand_dims flip
 fliplr flipud hsplit hstack moveaxis piecewise ravel repeat reshape roll rollaxis rot90 select
-size split squeeze stack swapaxes take take_along_axis tile transpose unique unravel_index vsplit
-vstack where array_equal array_equiv equal greater greater_equal in1d isclose isfinite isin
-isinf isnan isneginf isposinf isscalar less less_equal logical_and logical_not logical_or
+size split squeeze stack swapaxes take take_along_axis tile transpose unique unravel_index
+vsplit vstack where array_equal array_equiv equal greater greater_equal in1d isclose isfinite
+isin isinf isnan isneginf isposinf isscalar less less_equal logical_and logical_not logical_or
 logical_xor not_equal signbit sometrue absolute add amax amin arccos arccosh arcsin arcsinh
-arctan arctan2 arctanh argmax argmin around average bincount bitwise_and bitwise_or bitwise_xor
-cbrt ceil clip convolve copysign corrcoef correlate cos cosh count_nonzero cov cross cumprod
-cumsum deg2rad diff digitize divide divmod dot ediff1d exp exp2 expm1 fix float_power floor
+arctan arctan2 arctanh argmax argmin average bincount bitwise_and bitwise_or bitwise_xor cbrt
+ceil clip convolve copysign corrcoef correlate cos cosh count_nonzero cov cross cumprod cumsum
+deg2rad diff digitize divide divmod dot ediff1d exp exp2 expm1 fix float_power floor
 floor_divide fmod gcd gradient heaviside histogram histogram2d histogramdd hypot inner interp
-invert kron lcm log log10 log1p log2 logaddexp logaddexp2 matmul matrix_power maximum mean
-minimum multi_dot multiply nancumsum nanmax nanmean nanmin nanstd nansum nanvar negative norm
-outer polyadd polyder polyint polymul polysub polyval positive power promote_types ptp
-rad2deg radians ravel_multi_index reciprocal remainder result_type rint searchsorted sign sin
-sinh sqrt square std subtract sum tan tanh tensordot trapz true_divide trunc unwrap var
+invert kron lcm log log10 log1p log2 logaddexp logaddexp2 matmul maximum mean minimum multi_dot
+multiply nancumsum nanmax nanmean nanmin nanstd nansum nanvar negative norm outer polyadd
+polyder polyint polymul polysub polyval positive power promote_types ptp rad2deg radians
+ravel_multi_index reciprocal remainder result_type rint searchsorted sign sin sinh sqrt square
+std subtract sum tan tanh tensordot trapz true_divide trunc unwrap var abs argwhere bitwise_not
+bool_ fabs float16 float32 float64 float_ int16 int32 int64 int8 int_ intersect1d max min mod
+setdiff1d uint16 uint32 uint64 uint8
 """
 
 TENSOR = """
@@ -213,7 +229,18 @@ set_const_arg sgn shape short sigmoid sign signbit sin sinc size slogdet soft_sh
 square squeeze std strides sub subtract sum sum_to_size svd swapaxes T t take tan tanh
 tensor_split tile to to_coo to_csr to_tensor top_k trace transpose tril triu true_divide unbind
 unfold unique_consecutive unique_with_pad unsorted_segment_max unsorted_segment_min
-unsorted_segment_prod unsqueeze var view view_as where xdivy xlogy vsplit
+unsorted_segment_prod unsqueeze var view view_as where xdivy xlogy vsplit acosh add_ addmm_
+allclose aminmax argwhere bernoulli_ bfloat16 bitwise_not byte cauchy cholesky_solve clamp_
+clone contiguous copy_ count_nonzero cov diagonal_scatter diff div_ dot double eigvals eq exp_
+exponential_ fill_ fill_diagonal fill_diagonal_ floor_ floor_divide floor_divide_ fmax fmin
+frac gcd geqrf histc imag index_add_ index_copy_ index_fill_ index_put index_put_ index_select
+is_contiguous is_pinned kthvalue log_ log_normal logcumsumexp lstsq lt lu_solve masked_fill_
+masked_scatter masked_scatter_ matmul matrix_power maximum move_to moveaxis movedim mul mul_
+multinomial mvlgamma nanmean nanmedian nanquantile nansum ne neg new_empty new_full nextafter
+normal_ orgqr ormqr outer pin_memory put_ qr quantile random_ register_hook remainder_ scatter
+scatter_ scatter_add_ select_scatter sigmoid_ sign_ sinh slice_scatter softmax sort storage
+storage_offset stride sub_ swapdims tanh_ tolist topk triangular_solve trunc type type_as
+uniform uniform_ unique untyped_storage zero_
 """
 
 TRAIN = """
@@ -226,6 +253,12 @@ Top5CategoricalAccuracy TopKCategoricalAccuracy auc get_metric_fn names rearrang
 ConvertModelUtils ConvertNetUtils
 """
 
+AMP = """
+LossScaler DynamicLossScaler StaticLossScaler LossScaleManager DynamicLossScaleManager
+FixedLossScaleManager auto_mixed_precision build_train_network custom_mixed_precision
+get_black_list get_white_list all_finite
+"""
+
 NAMES = {"mindspore": MINDSPORE, "ops": OPS, "ops.operations": PRIMITIVES, "nn": NN,
-         "numpy": NUMPY, "Tensor": TENSOR, "train": TRAIN}
+         "numpy": NUMPY, "Tensor": TENSOR, "train": TRAIN, "amp": AMP}
 NAMES = {k: list(dict.fromkeys(v.split())) for k, v in NAMES.items()}

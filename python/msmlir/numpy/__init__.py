@@ -53,11 +53,15 @@ algorithm unrolled to its worst case for the dtype: 46 steps for int32, 92 for
 int64), apply_along_axis & co.
 
 Data-dependent output shapes, which a statically shaped graph cannot have, run in
-PyNative only (inside jit: an error at the user's line): unique, bincount (as
-msmlir.ops.unique / bincount). docs/compat.md lists every mindspore.numpy name
+PyNative only (inside jit: an error at the user's line): unique, bincount,
+argwhere, intersect1d, setdiff1d (msmlir/ops/dynamic.py). The host-only dtypes
+int16, uint8..uint64 are MindSpore's dtype objects (a Tensor holds them; compiled
+ops refuse them). docs/compat.md lists every mindspore.numpy name
 with its status.
 """
 from ..dtype import bool_, float16, float32, float64, int8, int32, int64  # noqa: F401
+from ..dtype import int16, uint8, uint16, uint32, uint64  # noqa: F401
+from ..ops.dynamic import argwhere, intersect1d, setdiff1d  # noqa: F401
 from ..frontend import fallback as _fallback
 from .array_ops import *  # noqa: F401,F403
 from .array_ops import __all__ as _array_all
@@ -82,9 +86,12 @@ NINF = float("-inf")
 nan = float("nan")
 newaxis = None
 
-_dtypes_all = ["bool_", "float16", "float32", "float64", "int8", "int32", "int64", "int_", "float_"]
+_dtypes_all = ["bool_", "float16", "float32", "float64", "int8", "int32", "int64", "int_", "float_",
+               "int16", "uint8", "uint16", "uint32", "uint64", "uint"]
+uint = uint32
 _constants_all = ["pi", "e", "inf", "PINF", "NINF", "nan", "newaxis"]
-__all__ = sorted(set(_array_all + _creation_all + _logic_all + _math_all + _sorting_all + _dtypes_all
+_dynamic_all = ["argwhere", "intersect1d", "setdiff1d"]
+__all__ = sorted(set(_dynamic_all + _array_all + _creation_all + _logic_all + _math_all + _sorting_all + _dtypes_all
                     + _constants_all + _extras_all))
 
 # JIT Fallback's warning on a NumPy call names the function here that compiles it.

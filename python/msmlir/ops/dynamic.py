@@ -1,5 +1,5 @@
 """Ops whose output shape depends on the data: nonzero, masked_select, unique,
-bincount, unique_consecutive.
+bincount, unique_consecutive, argwhere, intersect1d, setdiff1d.
 
 msmlir compiles statically shaped graphs, so these cannot be compiled: in
 PyNative mode (outside jit) they run on the host with numpy on the tensors'
@@ -14,7 +14,8 @@ import numpy as np
 from ..arraylike import as_array, host_wrapper, is_array
 import msmlir.frontend.builder as _b
 
-__all__ = ["nonzero", "masked_select", "unique", "bincount", "unique_consecutive"]
+__all__ = ["nonzero", "masked_select", "unique", "bincount", "unique_consecutive", "argwhere",
+           "intersect1d", "setdiff1d"]
 
 
 def _host(name, *tensors):
@@ -119,3 +120,27 @@ def unique_consecutive(input, return_idx=False, return_counts=False, axis=None):
     if return_counts:
         res.append(_wrap(counts.astype(np.int64)))
     return res[0] if len(res) == 1 else tuple(res)
+
+
+def argwhere(input):   # noqa: A002
+    """The indices of the non-zero elements, (N, ndim) int64 (ops.argwhere /
+    numpy.argwhere); a 0-d input counts as one element of shape (N, 0)."""
+    (x,) = _host("argwhere", input)
+    return _wrap(np.argwhere(x).astype(np.int64))
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted distinct values in both inputs (flattened), as numpy.intersect1d; with
+    return_indices also the first positions in each input (int64)."""
+    a, b = _host("intersect1d", ar1, ar2)
+    r = np.intersect1d(a, b, assume_unique, return_indices)
+    if return_indices:
+        return _wrap(r[0]), _wrap(r[1].astype(np.int64)), _wrap(r[2].astype(np.int64))
+    return _wrap(r)
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """The sorted distinct values of ar1 that are not in ar2 (flattened), as
+    numpy.setdiff1d (ar1's order kept with assume_unique=True)."""
+    a, b = _host("setdiff1d", ar1, ar2)
+    return _wrap(np.setdiff1d(a, b, assume_unique))

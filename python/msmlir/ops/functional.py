@@ -695,7 +695,250 @@ def randn(*size, dtype=None, seed=None):
     return out if dtype is None or dtype is _dt.float32 else cast(out, dtype)   # noqa: F405
 
 
-_COMPOSED = [
+# ---- functional twins of Tensor methods (msmlir/ops/tensor_extra.py, reached through
+# providers.py: that module imports this one) ---------------------------------------------
+
+def _method_op(fname, method, host=False):
+    """ops.<fname>(input, ...) = Tensor.<method>(input, ...): one cached kernel in
+    PyNative (`host`: a host computation, e.g. a data-dependent output shape)."""
+    def op(input, *args, **kwargs):   # noqa: A002 - MindSpore's name
+        from .. import providers
+        return providers.get("tensor_method_extensions")[method](input, *args, **kwargs)
+    op.__name__ = op.__qualname__ = fname
+    op.__doc__ = f"ops.{fname}: Tensor.{method} as a function (msmlir/ops/tensor_extra.py)."
+    return op if host else _primitive(op)
+
+
+_METHOD_OPS = {
+    "cholesky": "cholesky", "cholesky_inverse": "cholesky_inverse",
+    "matrix_determinant": "matrix_determinant", "log_matrix_determinant":
+    "log_matrix_determinant", "svd": "svd", "cummax": "cummax", "cummin": "cummin",
+    "median": "median", "renorm": "renorm", "random_categorical": "random_categorical",
+    "tensor_scatter_mul": "scatter_mul", "tensor_scatter_div": "scatter_div",
+    "tensor_scatter_max": "scatter_max", "tensor_scatter_min": "scatter_min",
+    "unique_with_pad": "unique_with_pad",
+}
+_HOST_METHOD_OPS = {"unique_consecutive": "unique_consecutive", "col2im": "col2im",
+                    "dense_to_sparse_coo": "to_coo", "dense_to_sparse_csr": "to_csr"}
+for _n, _m in _METHOD_OPS.items():
+    globals()[_n] = _method_op(_n, _m)
+for _n, _m in _HOST_METHOD_OPS.items():
+    globals()[_n] = _method_op(_n, _m, host=True)
+
+
+@_primitive
+def matrix_solve(matrix, rhs, adjoint=False):
+    """X with matrix @ X = rhs (adjoint: matrix^T @ X = rhs, real matrices), by the
+    unrolled Gauss-Jordan inverse of Tensor.inverse."""
+    from .. import providers
+    m = _t(matrix)
+    if adjoint:
+        m = swapaxes(m, -1, -2)   # noqa: F405
+    return matmul(providers.get("tensor_method_extensions")["inverse"](m), rhs)   # noqa: F405
+
+
+@_primitive
+def roll(input, shifts, dims=None):   # noqa: A002
+    """Elements shifted along dims (cyclically), as numpy.roll."""
+    return _mnp.roll(input, shifts, dims)
+
+
+@_primitive
+def softmin(x, axis=-1, *, dtype=None):
+    """softmax(-x) along axis."""
+    t = _t(x) if dtype is None else cast(_t(x), dtype)   # noqa: F405
+    return softmax(neg(t), axis)   # noqa: F405
+
+
+@_primitive
+def tanhshrink(input):   # noqa: A002
+    """x - tanh(x)."""
+    t = _t(input)
+    return sub(t, tanh(t))   # noqa: F405
+
+
+def choice_with_mask(input_x, count=256, seed=0, seed2=0):
+    """Up to `count` random positions of the True elements and their mask
+    (P.RandomChoiceWithMask as a function)."""
+    return _P["RandomChoiceWithMask"](count, seed, seed2)(input_x)
+
+
+def _scatter_param(kind, rows):
+    def op(input_x, indices, updates, use_locking=False):
+        """input_x (a Parameter) updated in place with updates combined at indices
+        (duplicates compound in order)."""
+        from .. import providers
+        idx = _rows(input_x, indices) if rows else indices
+        new = providers.get("tensor_method_extensions")[f"scatter_{kind}"](input_x, idx, updates)
+        return assign(input_x, new)   # noqa: F405
+    name = f"scatter_{kind}" if rows else f"scatter_nd_{kind}"
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"ops.{name}: the Parameter input_x with updates combined by {kind} at "
+                  f"{'rows' if rows else 'the index tuples'} `indices` (assigned in place).")
+    return _primitive(op)
+
+
+for _k in ("mul", "div", "max", "min"):
+    globals()[f"scatter_{_k}"] = _scatter_param(_k, True)
+    globals()[f"scatter_nd_{_k}"] = _scatter_param(_k, False)
+
+
+def _i0_float(x):
+    t = _t(x)
+    return t if t.dtype.is_float else _ops.cast(t, _dt.float32)
+
+
+def _i0(x, scaled=False):
+    """The modified Bessel function I0 (scaled: e^-|x| I0, ops.bessel_i0e): its power
+    series for |x| <= 30 (terms ((x/2)^2)^k / (k!)^2, 60 of them), the asymptotic
+    expansion e^|x| / sqrt(2 pi |x|) * sum_k ((2k-1)!!)^2 / (k! (8|x|)^k) beyond."""
+    t = _i0_float(x)
+    ax = _ops.abs(t)
+    small = _ops.less_equal(ax, 30.0)
+    xs = _ops.select(small, ax, _ops.zeros_like(ax))
+    q = _ops.mul(_ops.mul(xs, xs), 0.25)
+    term = _ops.ones_like(t)
+    total = _ops.ones_like(t)
+    for k in _builtins.range(1, 61):
+        term = _ops.div(_ops.mul(term, q), float(k * k))
+        total = _ops.add(total, term)
+    xl = _ops.select(small, _ops.full_like(ax, 31.0), ax)
+    inv = _ops.reciprocal(_ops.mul(xl, 8.0))
+    c = _ops.ones_like(t)
+    series = _ops.ones_like(t)
+    for k in _builtins.range(1, 12):
+        c = _ops.mul(c, _ops.mul(inv, float((2 * k - 1) ** 2) / k))
+        series = _ops.add(series, c)
+    if scaled:
+        return _ops.select(small, _ops.mul(total, _ops.exp(_ops.neg(ax))),
+                           _ops.div(series, _ops.sqrt(_ops.mul(xl, 2 * _np.pi))))
+    big = _ops.mul(_ops.div(_ops.exp(xl), _ops.sqrt(_ops.mul(xl, 2 * _np.pi))), series)
+    return _ops.select(small, total, big)
+
+
+@_primitive
+def bessel_i0(x):
+    """The modified Bessel function of the first kind, order 0 (Tensor.i0)."""
+    return _i0(x)
+
+
+@_primitive
+def bessel_i0e(x):
+    """e^-|x| I0(x), finite for large |x|."""
+    return _i0(x, scaled=True)
+
+
+def _diag_k(name, k):
+    if not (isinstance(k, _numbers.Integral) and int(k) == 0):
+        _b.error(f"For '{name}', only k=0 (the main diagonal) is supported, got {k!r}",
+                 kind=ValueError)
+
+
+@_primitive
+def matrix_diag_part(x, k=0, padding_value=0, align="RIGHT_LEFT"):
+    """The main diagonals of the innermost matrices: (..., min(m, n))."""
+    _diag_k("matrix_diag_part", k)
+    return _mnp.diagonal(x, 0, -2, -1)
+
+
+@_primitive
+def matrix_set_diag(x, diagonal, k=0, align="RIGHT_LEFT"):
+    """x with the main diagonals of its innermost matrices replaced by `diagonal`."""
+    _diag_k("matrix_set_diag", k)
+    t = _t(x)
+    m, n = t.shape[-2], t.shape[-1]
+    eye = _const(_np.eye(m, n, dtype=bool))
+    d = cast(_t(diagonal), t.dtype)   # noqa: F405
+    if tuple(d.shape) != tuple(t.shape[:-2]) + (_builtins.min(m, n),):
+        _b.error(f"For 'matrix_set_diag', diagonal must have shape "
+                 f"{tuple(t.shape[:-2]) + (_builtins.min(m, n),)}, got {tuple(d.shape)}", kind=ValueError)
+    k_of = _np.minimum(*_np.indices((m, n))).reshape(-1).astype(_np.int32)   # (i, j) -> i
+    full = reshape(gather(d, _const(k_of), d.ndim - 1),   # noqa: F405
+                   tuple(t.shape[:-2]) + (m, n))
+    return select(eye, full, t)   # noqa: F405
+
+
+@_primitive
+def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """Square matrices with x's last dim on the main diagonal (padding_value elsewhere)."""
+    _diag_k("matrix_diag", k)
+    t = _t(x)
+    n = t.shape[-1]
+    rows = n if num_rows in (-1, None) else int(num_rows)
+    cols = n if num_cols in (-1, None) else int(num_cols)
+    if _builtins.min(rows, cols) != n:
+        _b.error(f"For 'matrix_diag', num_rows/num_cols ({rows}, {cols}) must leave a diagonal "
+                 f"of length {n}", kind=ValueError)
+    eye = _const(_np.eye(rows, cols, dtype=bool))
+    full = expand_dims(t, -2) if cols == n else expand_dims(t, -1)   # noqa: F405
+    full = broadcast_to(full, tuple(t.shape[:-1]) + (rows, cols))   # noqa: F405
+    pad_v = full_like(full, padding_value)   # noqa: F405
+    return select(eye, full, pad_v)   # noqa: F405
+
+
+@_primitive
+def laplace(shape, mean, lambda_param, seed=None):
+    """Samples of the Laplace distribution (location mean, scale lambda_param), by the
+    inverse CDF of uniform samples."""
+    u = uniform(tuple(shape), -0.5 + 1e-7, 0.5, seed, _dt.float32)   # noqa: F405
+    sgn = sign(u)   # noqa: F405
+    dev = neg(log(sub(1.0, mul(abs(u), 2.0))))   # noqa: F405
+    return add(_t(mean, _dt.float32), mul(_t(lambda_param, _dt.float32), mul(sgn, dev)))
+
+
+@_primitive
+def shuffle(x, seed=None):
+    """x with its first dimension randomly permuted (argsort of uniform keys)."""
+    t = _t(x)
+    keys = uniform((t.shape[0],), 0.0, 1.0, seed, _dt.float32)   # noqa: F405
+    return gather(t, argsort(keys), 0)   # noqa: F405
+
+
+def same_type_shape(input_x, input_y):
+    """input_x when both have the same dtype and shape; else a TypeError / ValueError."""
+    if input_x.dtype != input_y.dtype:
+        raise TypeError(f"For 'same_type_shape', the dtypes differ: {input_x.dtype} and "
+                        f"{input_y.dtype}")
+    if tuple(input_x.shape) != tuple(input_y.shape):
+        raise ValueError(f"For 'same_type_shape', the shapes differ: {tuple(input_x.shape)} "
+                         f"and {tuple(input_y.shape)}")
+    return input_x
+
+
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0):
+    """P.CropAndResize(method, extrapolation_value)(image, boxes, box_indices, crop_size)."""
+    return _P["CropAndResize"](method, extrapolation_value)(image, boxes, box_indices,
+                                                           crop_size)
+
+
+def padding(x, pad_dim_size=8):
+    """x's last dim (size 1) extended with zeros to pad_dim_size (P.Padding)."""
+    return _P["Padding"](pad_dim_size)(x)
+
+
+def bounding_box_encode(anchor_box, groundtruth_box, means=(0.0, 0.0, 0.0, 0.0),
+                        stds=(1.0, 1.0, 1.0, 1.0)):
+    return _P["BoundingBoxEncode"](means, stds)(anchor_box, groundtruth_box)
+
+
+def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0),
+                        stds=(1.0, 1.0, 1.0, 1.0), wh_ratio_clip=0.016):
+    return _P["BoundingBoxDecode"](max_shape, means, stds, wh_ratio_clip)(anchor_box, deltas)
+
+
+def check_valid(bboxes, img_metas):
+    return _P["CheckValid"]()(bboxes, img_metas)
+
+
+_COMPOSED = list(_METHOD_OPS) + list(_HOST_METHOD_OPS) + [
+    f"scatter_{k}" for k in ("mul", "div", "max", "min")] + [
+    f"scatter_nd_{k}" for k in ("mul", "div", "max", "min")] + [
+    "bessel_i0", "bessel_i0e", "matrix_diag_part", "matrix_set_diag", "matrix_diag",
+    "laplace", "shuffle", "same_type_shape", "crop_and_resize", "padding",
+    "bounding_box_encode", "bounding_box_decode", "check_valid"] + [
+    "matrix_solve", "roll", "softmin", "tanhshrink", "choice_with_mask",
+] + [
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "atan2", "cosh", "sinh", "tan", "arccos",
     "arcsin", "arctan", "arctan2", "accumulate_n", "inv", "top_k", "scalar_to_array", "fills",
     "expand", "lerp", "logit", "xlogy", "xdivy", "truncate_div", "truncate_mod",

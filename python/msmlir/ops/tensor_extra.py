@@ -674,38 +674,41 @@ def _unique_with_pad(x, pad_num):
     return y, F.gather(pos, inv, 0)
 
 
-def _i0(x):
-    """The modified Bessel function I0: its power series for |x| <= 30 (terms
-    ((x/2)^2)^k / (k!)^2, 60 of them), the asymptotic expansion e^|x| / sqrt(2 pi |x|)
-    * sum_k ((2k-1)!!)^2 / (k! (8|x|)^k) beyond."""
-    t = _float(x)
-    ax = F.abs(t)
-    small = F.less_equal(ax, 30.0)
-    xs = F.select(small, ax, F.zeros_like(ax))
-    q = F.mul(F.mul(xs, xs), 0.25)
-    term = F.ones_like(t)
-    total = F.ones_like(t)
-    for k in range(1, 61):
-        term = F.div(F.mul(term, q), float(k * k))
-        total = F.add(total, term)
-    xl = F.select(small, F.full_like(ax, 31.0), ax)
-    inv = F.reciprocal(F.mul(xl, 8.0))
-    c = F.ones_like(t)
-    series = F.ones_like(t)
-    for k in range(1, 12):
-        c = F.mul(c, F.mul(inv, float((2 * k - 1) ** 2) / k))
-        series = F.add(series, c)
-    big = F.mul(F.div(F.exp(xl), F.sqrt(F.mul(xl, 2 * _math.pi))), series)
-    return F.select(small, total, big)
-
-
 _IGAMMA_STEPS = 160
+
+
+def _loop(count, body, init):
+    """body(*carry) -> carry, applied `count` times as one scf.while (the graph holds
+    one copy of the body instead of `count`: compile time stays flat). Every carried
+    value is a tensor whose type the body keeps."""
+    from mlir import ir
+    from mlir.dialects import scf, tensor as _tensor_d
+    from ._base import TensorValue
+    init = [_t(v) for v in init]
+    i0 = _const(0, _dt.int32)
+    vals = [i0] + init
+    types_ = [v.type for v in vals]
+    loc = ir.Location.current
+    wop = scf.WhileOp(types_, [v.value for v in vals])
+    before = wop.before.blocks.append(*types_, arg_locs=[loc] * len(types_))
+    after = wop.after.blocks.append(*types_, arg_locs=[loc] * len(types_))
+    with ir.InsertionPoint(before):
+        go = F.less(TensorValue(before.arguments[0]), _const(int(count), _dt.int32))
+        scf.ConditionOp(_tensor_d.ExtractOp(go.value, []).result, list(before.arguments))
+    with ir.InsertionPoint(after):
+        args = [TensorValue(a) for a in after.arguments]
+        out = [_t(v) for v in body(*args[1:])]
+        for o, t in zip(out, types_[1:]):
+            if o.type != t:
+                _b.error(f"loop body changed a carried type: {t} -> {o.type}")
+        scf.YieldOp([F.add(args[0], _const(1, _dt.int32)).value] + [o.value for o in out])
+    return [TensorValue(r) for r in list(wop.results)[1:]]
 
 
 def _igamma_pq(a, x):
     """(P, Q): the regularized incomplete gamma functions. The series
     P = e^-x x^a / Γ(a+1) Σ x^n / ((a+1)...(a+n)) where x < a + 1, else Q by Legendre's
-    continued fraction (modified Lentz), each a fixed number of steps."""
+    continued fraction (modified Lentz), each a fixed number of steps (a loop)."""
     at, xt = _float(a), _float(x)
     if at.dtype != xt.dtype:
         at, xt = F.cast(at, _dt.float64), F.cast(xt, _dt.float64)
@@ -719,26 +722,35 @@ def _igamma_pq(a, x):
     # series
     ap, term = at, F.reciprocal(at)
     total = term
-    for _ in range(_IGAMMA_STEPS):
+
+    # each branch sees harmless x where the other is used, so that its (unused) value
+    # and gradient stay finite: select's gradient multiplies the unused one by 0
+    xser = F.select(use_series, xt, F.zeros_like(xt))
+
+    def series_step(ap, term, total):
         ap = F.add(ap, 1.0)
-        term = F.mul(term, F.div(xt, ap))
-        total = F.add(total, term)
+        term = F.mul(term, F.div(xser, ap))
+        return ap, term, F.add(total, term)
+    ap, term, total = _loop(_IGAMMA_STEPS, series_step, (ap, term, total))
     p_series = F.mul(total, front)
     # continued fraction for Q
     tiny = 1e-300 if xt.dtype == _dt.float64 else 1e-30
-    b = F.sub(F.add(xs, 1.0), at)
+    b = F.sub(F.add(F.select(use_series, F.add(at, 2.0), xs), 1.0), at)
     c = F.full_like(xt, 1.0 / tiny)
     d = F.reciprocal(b)
     h = d
-    for i in range(1, _IGAMMA_STEPS + 1):
-        an = F.mul(F.neg(float(i)), F.sub(float(i), at))
+
+    def cf_step(i, b, c, d, h):
+        i = F.add(i, 1.0)
+        an = F.mul(F.neg(i), F.sub(i, at))
         b = F.add(b, 2.0)
         d = F.add(F.mul(an, d), b)
         d = F.select(F.less(F.abs(d), tiny), F.full_like(d, tiny), d)
         c = F.add(b, F.div(an, c))
         c = F.select(F.less(F.abs(c), tiny), F.full_like(c, tiny), c)
         d = F.reciprocal(d)
-        h = F.mul(h, F.mul(d, c))
+        return i, b, c, d, F.mul(h, F.mul(d, c))
+    _, b, c, d, h = _loop(_IGAMMA_STEPS, cf_step, (F.zeros_like(xt), b, c, d, h))
     q_cf = F.mul(front, h)
     p = F.select(use_series, p_series, F.sub(1.0, q_cf))
     q = F.select(use_series, F.sub(1.0, p_series), q_cf)
@@ -752,7 +764,8 @@ _JACOBI_SWEEPS = 12
 def _svd(x, full_matrices=False, compute_uv=True):
     """(s, u, v) with x = u diag(s) v^T, s descending: one-sided Jacobi (Hestenes) on
     the columns, a fixed number of sweeps (12: quadratic convergence makes that exact
-    to rounding for the small matrices it is meant for); full_matrices=False only."""
+    to rounding for the small matrices it is meant for) run as a loop over one sweep
+    (its n(n-1)/2 rotations unrolled); full_matrices=False only."""
     t = _float(x)
     if t.ndim < 2:
         _b.error(f"Tensor.svd: needs (..., m, n) matrices, got shape {tuple(t.shape)}",
@@ -766,7 +779,8 @@ def _svd(x, full_matrices=False, compute_uv=True):
     cols = [F.squeeze(_col(a, j), -1) for j in range(n)]                 # (..., m) each
     eye = _np.eye(n, dtype=a.dtype.to_numpy())
     vcols = [F.broadcast_to(_const(eye[:, j]), tuple(a.shape[:-2]) + (n,)) for j in range(n)]
-    for _ in range(_JACOBI_SWEEPS):
+    def sweep(*carry):
+        cols, vcols = list(carry[:n]), list(carry[n:])
         for p in range(n - 1):
             for q in range(p + 1, n):
                 ap, aq = cols[p], cols[q]
@@ -788,6 +802,9 @@ def _svd(x, full_matrices=False, compute_uv=True):
                 vp, vq = vcols[p], vcols[q]
                 vcols[p], vcols[q] = F.sub(F.mul(vp, c), F.mul(vq, sn)), \
                     F.add(F.mul(vp, sn), F.mul(vq, c))
+        return cols + vcols
+    out = _loop(_JACOBI_SWEEPS, sweep, cols + vcols)     # one sweep in the graph, run 12 times
+    cols, vcols = out[:n], out[n:]
     sig = F.stack([F.sqrt(F.reduce_sum(F.mul(c_, c_), -1)) for c_ in cols], -1)   # (..., n)
     order = F.argsort(sig, -1, True)
     sig = F.gather_elements(sig, sig.ndim - 1, order)
@@ -808,7 +825,7 @@ from . import sparse as _sparse   # noqa: E402
 TENSOR_METHODS.update({
     "to_coo": _sparse.to_coo, "to_csr": _sparse.to_csr,
     "svd": _svd,
-    "unique_with_pad": _unique_with_pad, "i0": _i0,
+    "unique_with_pad": _unique_with_pad, "i0": lambda x: _fn.bessel_i0(x),
     "igamma": lambda x, other: _igamma_pq(x, other)[0],
     "igammac": lambda x, other: _igamma_pq(x, other)[1],
     "unique_consecutive": lambda x, return_idx=False, return_counts=False, axis=None:
@@ -830,3 +847,810 @@ TENSOR_METHODS.update({
     **{f"scatter_{k}": _scatter_reduce(k) for k in ("mul", "div", "max", "min")},
     "to_tensor": _to_tensor, "flush_from_cache": _flush_from_cache, "itemset": _itemset,
 })
+
+
+# ---------------------------------------------------------------------------
+# MindSpore 2.x's additions (issue 12): the in-place methods (`add_`, `masked_fill_`,
+# `normal_`, ...), scatters into slices and diagonals, nan-aware reductions and
+# quantiles, triangular / Cholesky / LU solves, QR and Householder reflectors
+# (geqrf / orgqr / ormqr) unrolled over the static matrix size, random fills, and
+# host-side attributes (`stride`, `storage_offset`, `is_pinned`, ...).
+#
+# The in-place methods: MindSpore documents that its CPU backend runs in-place
+# operations in PyNative only, and so do these (inside jit an error at the user's
+# line). One computes its out-of-place twin as one compiled kernel and writes the
+# result into the tensor's own buffer, in the tensor's dtype.
+# ---------------------------------------------------------------------------
+
+from ..frontend.trace import eager_call   # noqa: E402
+from . import dynamic as _dyn   # noqa: E402
+
+
+def _axis(axis, ndim):
+    return axis + ndim if axis < 0 else axis
+
+
+def _err(msg, kind=ValueError):
+    _b.error(msg, kind=kind)
+
+
+# ---- elementwise ------------------------------------------------------------------------
+
+def _frac(x):
+    t = _t(x)
+    return F.sub(t, F.trunc(t)) if t.dtype.is_float else F.zeros_like(t)
+
+
+def _mvlgamma(x, p):
+    t = _float(x)
+    p = int(p)
+    if p < 1:
+        _err(f"Tensor.mvlgamma: p must be >= 1, got {p}")
+    out = F.full_like(t, p * (p - 1) / 4.0 * _math.log(_math.pi))
+    for i in range(p):
+        out = F.add(out, _lgamma(F.sub(t, i / 2.0)))
+    return out
+
+
+def _bshape(a, b):
+    return tuple(_np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+
+
+# ---- reductions, order statistics ---------------------------------------------------------
+
+def _aminmax(x, *, axis=0, keepdims=False):
+    t = _t(x)
+    if t.ndim == 0:
+        return t, t
+    return F.reduce_min(t, axis, keepdims), F.reduce_max(t, axis, keepdims)
+
+
+def _count_nonzero(x, dim=None, *, axis=None, keep_dims=False, dtype=None):
+    t = _t(x)
+    ax = dim if dim is not None else axis
+    ax = () if ax is None else ax
+    return F.count_nonzero(t, ax, keep_dims, _dt.int64 if dtype is None else dtype)
+
+
+def _nansum(x, axis=None, keepdims=False, *, dtype=None, dim=None, keepdim=None):
+    axis = dim if dim is not None else axis
+    keepdims = keepdim if keepdim is not None else keepdims
+    return mnp.nansum(x, axis, dtype, keepdims)
+
+
+def _kthvalue(x, k, dim=-1, keepdim=False):
+    t = _t(x)
+    n = t.shape[dim] if t.ndim else 1
+    if not 1 <= int(k) <= n:
+        _err(f"Tensor.kthvalue: k must be in [1, {n}], got {k}")
+    v, i = F.sort(t, dim)
+    idx = F.cast(F.fill(_dt.int64, (1,), int(k) - 1), _dt.int32)
+    v, i = F.gather(v, idx, dim), F.gather(i, idx, dim)
+    if not keepdim:
+        v, i = F.squeeze(v, dim), F.squeeze(i, dim)
+    return v, F.cast(i, _dt.int64)
+
+
+def _nan_sorted(x, axis):
+    """(sorted values with NaN last, their original indices, count of non-NaN) along axis."""
+    t = _t(x)
+    nan = F.isnan(t)
+    key = F.select(nan, F.full_like(t, _np.inf), t)
+    _, idx = F.sort(key, axis)
+    vals = F.gather_elements(t, axis, idx)
+    nvalid = F.reduce_sum(F.cast(F.logical_not(nan), _dt.int32), axis, True)
+    return vals, idx, nvalid
+
+
+def _nanmedian(x, axis=-1, keepdims=False):
+    """The lower median of the non-NaN values along axis (NaN where all are NaN), and
+    its index."""
+    t = _t(x)
+    if t.ndim == 0:
+        return t, F.zeros_like(F.cast(t, _dt.int64))
+    vals, idx, nvalid = _nan_sorted(t, axis)
+    k = F.cast(F.floor_div(F.maximum(F.sub(nvalid, 1), 0), 2), _dt.int32)
+    v = F.gather_elements(vals, axis, k)
+    i = F.gather_elements(idx, axis, k)
+    if not keepdims:
+        v, i = F.squeeze(v, axis), F.squeeze(i, axis)
+    return v, F.cast(i, _dt.int64)
+
+
+def _nanquantile(x, q, axis=None, keepdims=False):
+    """Linear-interpolated quantiles of the non-NaN values (numpy.nanquantile)."""
+    t = _float(x)
+    if axis is None:
+        t, ax = F.reshape(t, (-1,)), 0
+        out_keep = (1,) * len(_t(x).shape)
+    else:
+        ax = _axis(axis, t.ndim)
+    qs = _np.atleast_1d(_np.asarray(q.asnumpy() if hasattr(q, "asnumpy") else q,
+                                    dtype=_np.float64))
+    if ((qs < 0) | (qs > 1)).any():
+        _err("Tensor.nanquantile: q must be in [0, 1]")
+    vals, _, nvalid = _nan_sorted(t, ax)
+    n1 = F.cast(F.maximum(F.sub(nvalid, 1), 0), t.dtype)
+    outs = []
+    for qq in qs:
+        pos = F.mul(n1, float(qq))
+        lo = F.floor(pos)
+        frac = F.sub(pos, lo)
+        hi = F.minimum(F.add(lo, 1.0), n1)
+        vlo = F.gather_elements(vals, ax, F.cast(lo, _dt.int32))
+        vhi = F.gather_elements(vals, ax, F.cast(hi, _dt.int32))
+        r = F.add(vlo, F.mul(F.sub(vhi, vlo), frac))
+        r = F.select(F.equal(nvalid, 0), F.full_like(r, _np.nan), r)
+        if axis is None:
+            r = F.reshape(r, out_keep) if keepdims else F.reshape(r, ())
+        elif not keepdims:
+            r = F.squeeze(r, ax)
+        outs.append(r)
+    scalar_q = _np.ndim(q.asnumpy() if hasattr(q, "asnumpy") else q) == 0
+    return outs[0] if scalar_q else F.stack(outs, 0)
+
+
+def _quantile(x, q, axis=None, keepdims=False):
+    qq = q.asnumpy() if hasattr(q, "asnumpy") else q
+    return mnp.quantile(_float(x), qq, axis, keepdims)
+
+
+def _logcumsumexp(x, axis):
+    t = _float(x)
+    m = F.stop_gradient(F.reduce_max(t, axis, True))
+    m = F.select(F.isinf(m), F.zeros_like(m), m)
+    return F.add(F.log(F.cumsum(F.exp(F.sub(t, m)), axis)), m)
+
+
+def _histc(x, bins=100, min=0, max=0):   # noqa: A002 - MindSpore's names
+    """Counts of `bins` equal-width bins over [min, max] (the data's range when
+    min == max); values outside are ignored, max falls in the last bin."""
+    t = _float(x)
+    flat = F.reshape(t, (-1,))
+    bins = int(bins)
+    if bins <= 0:
+        _err(f"Tensor.histc: bins must be > 0, got {bins}")
+    if float(min) > float(max):
+        _err(f"Tensor.histc: min ({min}) must not exceed max ({max})")
+    if float(min) == float(max):
+        lo, hi = F.reduce_min(flat), F.reduce_max(flat)
+        same = F.equal(lo, hi)
+        lo = F.select(same, F.sub(lo, 1.0), lo)
+        hi = F.select(same, F.add(hi, 1.0), hi)
+    else:
+        lo, hi = _const(float(min), t.dtype), _const(float(max), t.dtype)
+    inside = F.logical_and(F.greater_equal(flat, lo), F.less_equal(flat, hi))
+    pos = F.floor(F.mul(F.div(F.sub(flat, lo), F.sub(hi, lo)), float(bins)))
+    pos = F.minimum(F.maximum(pos, 0.0), float(bins - 1))
+    onehot = F.equal(F.expand_dims(F.cast(pos, _dt.int32), 1),
+                     _const(_np.arange(bins, dtype=_np.int32)[None, :]))
+    onehot = F.logical_and(onehot, F.expand_dims(inside, 1))
+    return F.reduce_sum(F.cast(onehot, t.dtype), 0)
+
+
+def _cov(x, *, correction=1, fweights=None, aweights=None):
+    return mnp.cov(_float(x), ddof=int(correction), fweights=fweights, aweights=aweights)
+
+
+# ---- scatters into slices / diagonals / masks ------------------------------------------------
+
+def _diag_map(n1, n2, offset):
+    """(mask of the (offset) diagonal positions of an n1 x n2 matrix, index along the
+    diagonal of each position (0 elsewhere))."""
+    i, j = _np.indices((n1, n2))
+    mask = (j - i) == offset
+    k = _np.where(mask, _np.minimum(i, j), 0)
+    return mask, k
+
+
+def _diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+    t, s = _t(x), _t(src)
+    nd = t.ndim
+    d1, d2 = _axis(dim1, nd), _axis(dim2, nd)
+    rest = [a for a in range(nd) if a not in (d1, d2)]
+    perm = tuple(rest + [d1, d2])
+    tt = F.transpose(t, perm)
+    n1, n2 = t.shape[d1], t.shape[d2]
+    mask, k = _diag_map(n1, n2, offset)
+    length = int(mask.sum())
+    if tuple(s.shape) != tuple(tt.shape[:-2]) + (length,):
+        _err(f"Tensor.diagonal_scatter: src must have shape "
+             f"{tuple(tt.shape[:-2]) + (length,)}, got {tuple(s.shape)}")
+    full = F.reshape(F.gather(F.cast(s, t.dtype), _const(k.reshape(-1).astype(_np.int32)),
+                              -1 if s.ndim else 0), tuple(tt.shape))
+    out = F.select(_const(mask), full, tt)
+    inv = tuple(int(v) for v in _np.argsort(perm))
+    return F.transpose(out, inv)
+
+
+def _along(t, axis, index_map, src):
+    """t with, along `axis`, position j replaced by src[..., index_map[j], ...] where
+    index_map[j] >= 0."""
+    ax = _axis(axis, t.ndim)
+    n = t.shape[ax]
+    m = _np.asarray(index_map)
+    sel = m >= 0
+    gathered = F.gather(F.cast(_t(src), t.dtype), _const(_np.where(sel, m, 0).astype(_np.int32)),
+                        ax)
+    shape = [1] * t.ndim
+    shape[ax] = n
+    return F.select(_const(sel.reshape(shape)), gathered, t)
+
+
+def _slice_scatter(x, src, axis=0, start=None, end=None, step=1):
+    t, s = _t(x), _t(src)
+    ax = _axis(axis, t.ndim)
+    pos = list(range(t.shape[ax]))[slice(start, end, step)]
+    want = tuple(t.shape[:ax]) + (len(pos),) + tuple(t.shape[ax + 1:])
+    if tuple(s.shape) != want:
+        _err(f"Tensor.slice_scatter: src must have shape {want}, got {tuple(s.shape)}")
+    m = -_np.ones(t.shape[ax], _np.int64)
+    m[pos] = _np.arange(len(pos))
+    return _along(t, ax, m, s)
+
+
+def _select_scatter(x, src, axis, index):
+    t, s = _t(x), _t(src)
+    ax = _axis(axis, t.ndim)
+    idx = int(index) + (t.shape[ax] if int(index) < 0 else 0)
+    if not 0 <= idx < t.shape[ax]:
+        _err(f"Tensor.select_scatter: index {index} out of range for dim {axis} of size "
+             f"{t.shape[ax]}", IndexError)
+    want = tuple(t.shape[:ax]) + tuple(t.shape[ax + 1:])
+    if tuple(s.shape) != want:
+        _err(f"Tensor.select_scatter: src must have shape {want}, got {tuple(s.shape)}")
+    m = -_np.ones(t.shape[ax], _np.int64)
+    m[idx] = 0
+    return _along(t, ax, m, F.expand_dims(s, ax))
+
+
+def _masked_scatter(x, mask, source):
+    """The elements of `source` (in row-major order) written where the broadcast mask is
+    True."""
+    t = _t(x)
+    m = F.broadcast_to(_t(mask), tuple(t.shape))
+    if m.dtype != _dt.bool_:
+        _err(f"Tensor.masked_scatter: mask must be bool, got {m.dtype}", TypeError)
+    flat_m = F.reshape(m, (-1,))
+    pos = F.sub(F.cumsum(F.cast(flat_m, _dt.int32), 0), 1)
+    src = F.reshape(F.cast(_t(source), t.dtype), (-1,))
+    n = int(_np.prod(_t(source).shape, dtype=_np.int64))
+    pos = F.minimum(F.maximum(pos, 0), max(n - 1, 0))
+    vals = F.reshape(F.gather(src, pos, 0), tuple(t.shape))
+    return F.select(m, vals, t)
+
+
+def _index_along(x, dim, index, values, mode):
+    """x with the slices at `index` (1-D) along dim replaced by / added to `values`."""
+    t = _t(x)
+    ax = _axis(dim, t.ndim)
+    perm = (ax,) + tuple(a for a in range(t.ndim) if a != ax)
+    tt = F.transpose(t, perm) if ax else t
+    v = F.cast(_t(values), t.dtype)
+    v = F.transpose(v, perm) if ax else v
+    idx = F.reshape(F.cast(_t(index), _dt.int32), (-1, 1))
+    idx = F.select(F.less(idx, 0), F.add(idx, t.shape[ax]), idx)
+    op = F.tensor_scatter_add if mode == "add" else F.tensor_scatter_update
+    out = op(tt, idx, v)
+    inv = tuple(int(v) for v in _np.argsort(perm))
+    return F.transpose(out, inv) if ax else out
+
+
+def _index_put(x, indices, values, accumulate=False):
+    t = _t(x)
+    idx = [F.cast(_t(i), _dt.int32) for i in indices]
+    if not idx or len(idx) > t.ndim:
+        _err(f"Tensor.index_put: between 1 and {t.ndim} index tensors expected, got "
+             f"{len(idx)}")
+    shape = tuple(_np.broadcast_shapes(*(tuple(i.shape) for i in idx)))
+    idx = [F.broadcast_to(i, shape) for i in idx]
+    idx = [F.select(F.less(i, 0), F.add(i, t.shape[d]), i) for d, i in enumerate(idx)]
+    stacked = F.stack(idx, -1)
+    v = F.broadcast_to(F.cast(_t(values), t.dtype), shape + tuple(t.shape[len(idx):]))
+    op = F.tensor_scatter_add if accumulate else F.tensor_scatter_update
+    return op(t, stacked, v)
+
+
+def _put(x, index, source, accumulate=False):
+    t = _t(x)
+    flat = F.reshape(t, (-1,))
+    i = F.reshape(F.cast(_t(index), _dt.int32), (-1, 1))
+    i = F.select(F.less(i, 0), F.add(i, int(_np.prod(t.shape, dtype=_np.int64))), i)
+    s = F.reshape(F.cast(_t(source), t.dtype), (-1,))
+    op = F.tensor_scatter_add if accumulate else F.tensor_scatter_update
+    return F.reshape(op(flat, i, s), tuple(t.shape))
+
+
+def _scatter(x, dim, index, src=None, *, value=None, reduce=None):
+    """MindSpore's Tensor.scatter(_): src (a Tensor of index's shape, or a scalar value)
+    written (or, reduce='add', added) at index along dim."""
+    t = _t(x)
+    idx = F.cast(_t(index), _dt.int32)
+    s = src if src is not None else value
+    if hasattr(s, "shape") and len(s.shape):
+        s = F.cast(_t(s), t.dtype)
+        if tuple(s.shape) != tuple(idx.shape):
+            _err(f"Tensor.scatter: src must have index's shape {tuple(idx.shape)}, got "
+                 f"{tuple(s.shape)}")
+    else:
+        s = F.broadcast_to(F.cast(_t(s), t.dtype), tuple(idx.shape))
+    red = {None: "none", "add": "add"}.get(reduce)
+    if red is None:
+        _err(f"Tensor.scatter: reduce must be None or 'add' (msmlir has no 'multiply' "
+             f"scatter), got {reduce!r}")
+    return F.tensor_scatter_elements(t, idx, s, _axis(dim, t.ndim), red)
+
+
+def _fill_diagonal(x, fill_value, wrap=False):
+    t = _t(x)
+    if t.ndim < 2:
+        _err("Tensor.fill_diagonal: the tensor must be at least 2-D")
+    if t.ndim > 2 and len(set(t.shape)) != 1:
+        _err(f"Tensor.fill_diagonal: all dims must be equal for a {t.ndim}-D tensor, got "
+             f"{tuple(t.shape)}")
+    mask = _np.zeros(tuple(t.shape), _np.bool_)
+    _np.fill_diagonal(mask, True, wrap=bool(wrap))
+    return F.select(_const(mask), F.full_like(t, fill_value), t)
+
+
+# ---- linear algebra by unrolled substitution (n static) ------------------------------------
+
+def _tri_solve(a, b, upper, unit=False):
+    """X with A X = B for triangular A (..., n, n), B (..., n, k): substitution
+    unrolled over n."""
+    n = a.shape[-1]
+    rows = [None] * n
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for i in order:
+        acc = _row(b, i)
+        arow = _row(a, i)                                   # (..., 1, n)
+        for j in (range(i + 1, n) if upper else range(i)):
+            aij = F.slice(arow, (0,) * (a.ndim - 1) + (j,), tuple(arow.shape[:-1]) + (1,))
+            acc = F.sub(acc, F.mul(aij, rows[j]))
+        if not unit:
+            aii = F.slice(arow, (0,) * (a.ndim - 1) + (i,), tuple(arow.shape[:-1]) + (1,))
+            acc = F.div(acc, aii)
+        rows[i] = acc
+    return F.concat(rows, -2)
+
+
+def _mT(a):
+    return F.swapaxes(a, -1, -2)
+
+
+def _bcast_batch(a, b):
+    batch = tuple(_np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    return (F.broadcast_to(a, batch + tuple(a.shape[-2:])),
+            F.broadcast_to(b, batch + tuple(b.shape[-2:])))
+
+
+def _check_square(a, what):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        _err(f"Tensor.{what}: a square matrix (..., n, n) expected, got {tuple(a.shape)}")
+
+
+def _triangular_solve(x, A, upper=True, transpose=False, unitriangular=False):
+    b, a = _float(x), F.cast(_t(A), _float(x).dtype)
+    _check_square(a, "triangular_solve")
+    a0 = a
+    if transpose:
+        a, upper = _mT(a), not upper
+    a, b = _bcast_batch(a, b)
+    return _tri_solve(a, b, upper, unitriangular), a0
+
+
+def _cholesky_solve(x, input2, upper=False):
+    b, u = _float(x), F.cast(_t(input2), _float(x).dtype)
+    _check_square(u, "cholesky_solve")
+    u, b = _bcast_batch(u, b)
+    if upper:      # A = U^T U
+        y = _tri_solve(_mT(u), b, False)
+        return _tri_solve(u, y, True)
+    y = _tri_solve(u, b, False)          # A = L L^T
+    return _tri_solve(_mT(u), y, True)
+
+
+def _lu_solve(x, LU_data, LU_pivots):
+    """X with A X = B from A's LU factorization (LAPACK getrf's packed L\\U and 1-based
+    row pivots, MindSpore's / torch's lu_factor layout)."""
+    b, lu = _float(x), F.cast(_t(LU_data), _float(x).dtype)
+    _check_square(lu, "lu_solve")
+    lu, b = _bcast_batch(lu, b)
+    n = lu.shape[-1]
+    piv = F.sub(F.cast(_t(LU_pivots), _dt.int32), 1)               # (..., n)
+    piv = F.broadcast_to(piv, tuple(b.shape[:-2]) + (n,))
+    rows = _const(_np.arange(n, dtype=_np.int32).reshape(n, 1))
+    for i in range(n):                       # apply the row swaps i <-> piv[i] in order
+        p = F.slice(piv, (0,) * (piv.ndim - 1) + (i,), tuple(piv.shape[:-1]) + (1,))
+        p = F.expand_dims(p, -1)                                         # (..., 1, 1)
+        rp = F.gather_elements(b, b.ndim - 2, F.broadcast_to(
+            F.cast(p, _dt.int32), tuple(b.shape[:-2]) + (1, b.shape[-1])))
+        ri = _row(b, i)
+        b = F.select(F.equal(rows, i), F.broadcast_to(rp, tuple(b.shape)),
+                     F.select(F.equal(rows, p), F.broadcast_to(ri, tuple(b.shape)), b))
+    y = _tri_solve(lu, b, False, unit=True)
+    return _tri_solve(lu, y, True)
+
+
+def _qr(x, some=True):
+    """Q, R by modified Gram-Schmidt unrolled over the columns (R's diagonal >= 0:
+    LAPACK's Householder QR may differ in the signs of Q's columns / R's rows)."""
+    a = _float(x)
+    if a.ndim < 2:
+        _err(f"Tensor.qr: a (..., m, n) matrix expected, got {tuple(a.shape)}")
+    m, n = a.shape[-2], a.shape[-1]
+    if not some and m > n:
+        _err("Tensor.qr: some=False (complete Q) is supported for m <= n only")
+    k = min(m, n)
+
+    def col(t, j):
+        return F.slice(t, (0,) * (t.ndim - 1) + (j,), tuple(t.shape[:-1]) + (1,))
+    vs = [col(a, j) for j in range(n)]
+    qs, rrows = [], []
+    for i in range(k):
+        r_ii = F.sqrt(F.reduce_sum(F.mul(vs[i], vs[i]), -2, True))
+        q = F.div(vs[i], F.select(F.equal(r_ii, 0), F.ones_like(r_ii), r_ii))
+        qs.append(q)
+        row = []
+        for j in range(n):
+            if j < i:
+                row.append(F.zeros_like(r_ii))
+            elif j == i:
+                row.append(r_ii)
+            else:
+                r_ij = F.reduce_sum(F.mul(q, vs[j]), -2, True)
+                vs[j] = F.sub(vs[j], F.mul(r_ij, q))
+                row.append(r_ij)
+        rrows.append(F.concat(row, -1))
+    return F.concat(qs, -1), F.concat(rrows, -2)
+
+
+def _lstsq(x, A):
+    """min ||x y - A|| (m >= n, by QR of x) or the minimum-norm y with x y = A (m < n, by
+    QR of x^T): ops.lstsq's full-rank least squares."""
+    a, b = _float(x), F.cast(_t(A), _float(x).dtype)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[0] != b.shape[0]:
+        _err(f"Tensor.lstsq: (m, n) and (m, k) matrices expected, got {tuple(a.shape)} and "
+             f"{tuple(b.shape)}")
+    m, n = a.shape
+    if m >= n:
+        q, r = _qr(a)
+        return _tri_solve(r, F.matmul(_mT(q), b), True)
+    q, r = _qr(_mT(a))                                   # x^T = Q R, x = R^T Q^T
+    return F.matmul(q, _tri_solve(_mT(r), b, False))
+
+
+def _householder(a):
+    """LAPACK geqrf: R in the upper triangle, the Householder vectors (unit first element
+    implied) below it, and tau; reflectors H_j = I - tau_j v_j v_j^T, unrolled over the
+    min(m, n) columns (dlarfg's sign convention: beta = -sign(alpha) ||(alpha, x)||)."""
+    m, n = a.shape[-2], a.shape[-1]
+    rows = _const(_np.arange(m).reshape(m, 1))
+    taus = []
+    for j in range(min(m, n)):
+        col = F.slice(a, (0,) * (a.ndim - 1) + (j,), tuple(a.shape[:-1]) + (1,))   # (.., m, 1)
+        below = F.select(F.greater(rows, j), col, F.zeros_like(col))
+        alpha = F.slice(col, (0,) * (a.ndim - 2) + (j, 0), tuple(a.shape[:-2]) + (1, 1))
+        xnorm2 = F.reduce_sum(F.mul(below, below), -2, True)
+        norm = F.sqrt(F.add(F.mul(alpha, alpha), xnorm2))
+        sgn = F.select(F.less(alpha, 0), F.full_like(alpha, -1.0), F.ones_like(alpha))
+        trivial = F.equal(xnorm2, 0)
+        beta = F.select(trivial, alpha, F.mul(F.neg(sgn), norm))
+        safe = F.select(trivial, F.ones_like(beta), beta)
+        tau = F.select(trivial, F.zeros_like(beta), F.div(F.sub(beta, alpha), safe))
+        denom = F.select(trivial, F.ones_like(beta), F.sub(alpha, beta))
+        v = F.add(F.div(below, denom), F.cast(F.equal(rows, j), a.dtype))      # v_j = 1
+        # apply H to the trailing columns, then store beta and v in column j
+        w = F.reduce_sum(F.mul(v, a), -2, True)                                 # v^T A
+        upd = F.sub(a, F.mul(F.mul(tau, v), w))
+        cols = _const(_np.arange(n).reshape(1, n))
+        a = F.select(F.greater(cols, j), upd, a)
+        newcol = F.select(F.equal(rows, j), F.broadcast_to(beta, tuple(col.shape)),
+                          F.select(F.greater(rows, j), F.div(below, denom), col))
+        a = F.select(F.equal(cols, j), F.broadcast_to(newcol, tuple(a.shape)), a)
+        taus.append(F.reshape(tau, tuple(a.shape[:-2]) + (1,)))
+    return a, F.concat(taus, -1)
+
+
+def _geqrf(x):
+    a = _float(x)
+    if a.ndim < 2:
+        _err(f"Tensor.geqrf: a (..., m, n) matrix expected, got {tuple(a.shape)}")
+    return _householder(a)
+
+
+def _reflector(h, j):
+    """v_j (..., m, 1) of the packed Householder matrix h (unit j-th element)."""
+    m = h.shape[-2]
+    rows = _const(_np.arange(m).reshape(m, 1))
+    col = F.slice(h, (0,) * (h.ndim - 1) + (j,), tuple(h.shape[:-1]) + (1,))
+    return F.add(F.select(F.greater(rows, j), col, F.zeros_like(col)),
+                 F.cast(F.equal(rows, j), h.dtype))
+
+
+def _apply_reflectors(h, tau, c, left, transpose):
+    """Q c, Q^T c, c Q or c Q^T for Q = H_0 H_1 ... H_{k-1} (the reflectors of h, tau)."""
+    k = tau.shape[-1]
+
+    def tau_j(j):
+        return F.expand_dims(F.slice(tau, (0,) * (tau.ndim - 1) + (j,),
+                                     tuple(tau.shape[:-1]) + (1,)), -1)          # (..., 1, 1)
+    forward = transpose if left else not transpose
+    for j in (range(k) if forward else range(k - 1, -1, -1)):
+        v, t = _reflector(h, j), tau_j(j)
+        if left:     # H c = c - tau v (v^T c)
+            c = F.sub(c, F.mul(t, F.matmul(v, F.matmul(_mT(v), c))))
+        else:        # c H = c - tau (c v) v^T
+            c = F.sub(c, F.mul(t, F.matmul(F.matmul(c, v), _mT(v))))
+    return c
+
+
+def _orgqr(x, input2):
+    """The first n columns of Q from geqrf's reflectors (LAPACK orgqr)."""
+    h, tau = _float(x), F.cast(_t(input2), _float(x).dtype)
+    m, n = h.shape[-2], h.shape[-1]
+    if m < n:
+        _err(f"Tensor.orgqr: m >= n expected, got {tuple(h.shape)}")
+    eye = F.broadcast_to(_const(_np.eye(m, n), h.dtype), tuple(h.shape))
+    return _apply_reflectors(h, tau, eye, True, False)
+
+
+def _ormqr(x, input2, input3, left=True, transpose=False):
+    h, tau = _float(x), F.cast(_t(input2), _float(x).dtype)
+    c = F.cast(_t(input3), h.dtype)
+    mn = c.shape[-2] if left else c.shape[-1]
+    if h.shape[-2] != mn:
+        _err(f"Tensor.ormqr: the reflectors have {h.shape[-2]} rows, the product needs {mn}")
+    return _apply_reflectors(h, tau, c, bool(left), bool(transpose))
+
+
+def _nextafter(x, other):
+    """The next float after x toward other: x plus or minus one unit in the last place,
+    the unit read from a table of the powers of two (exact, subnormals included)."""
+    t = _t(x)
+    if t.dtype not in (_dt.float32, _dt.float64):
+        _err(f"Tensor.nextafter: float32 or float64 input expected, got {t.dtype}", TypeError)
+    o = F.cast(_t(other), t.dtype)
+    shape = _bshape(t, o)
+    t, o = F.broadcast_to(t, shape), F.broadcast_to(o, shape)
+    fi = _np.finfo(t.dtype.to_numpy())
+    emin, emax, mant = int(fi.minexp), int(fi.maxexp) - 1, int(fi.nmant)
+    npd = t.dtype.to_numpy()
+    pow2 = _const(_np.ldexp(_np.ones(emax - emin + 1, npd), _np.arange(emin, emax + 1)), t.dtype)
+    ulp = _const(_np.ldexp(_np.ones(emax - emin + 1, npd), _np.arange(emin, emax + 1) - mant),
+                 t.dtype)
+    a = F.abs(t)
+    tiny_a = F.select(F.greater(a, 0), a, F.ones_like(a))
+    e = F.floor(F.div(F.log(tiny_a), _math.log(2.0)))
+    e = F.minimum(F.maximum(e, float(emin)), float(emax))
+    ei = F.cast(F.sub(e, float(emin)), _dt.int32)
+    p = F.gather(pow2, F.reshape(ei, (-1,)), 0)
+    p = F.reshape(p, shape)
+    ei = F.select(F.logical_and(F.greater(p, a), F.greater(ei, 0)), F.sub(ei, 1), ei)
+    p = F.reshape(F.gather(pow2, F.reshape(ei, (-1,)), 0), shape)
+    ei = F.select(F.logical_and(F.less_equal(F.mul(p, 2.0), a), F.less(ei, emax - emin)),
+                  F.add(ei, 1), ei)
+    p = F.reshape(F.gather(pow2, F.reshape(ei, (-1,)), 0), shape)
+    u = F.reshape(F.gather(ulp, F.reshape(ei, (-1,)), 0), shape)
+    toward_zero = F.logical_xor(F.greater(o, t), F.greater(t, 0))
+    halve = F.logical_and(toward_zero, F.logical_and(F.equal(a, p), F.greater(ei, 0)))
+    u = F.select(halve, F.mul(u, 0.5), u)
+    step = F.select(F.greater(o, t), u, F.neg(u))
+    out = F.add(t, step)
+    smallest = float(fi.smallest_subnormal)
+    out = F.select(F.equal(t, 0), F.select(F.greater(o, t), F.full_like(t, smallest),
+                                           F.full_like(t, -smallest)), out)
+    big = float(fi.max)
+    out = F.select(F.isinf(t), F.select(F.greater(t, 0), F.full_like(t, big),
+                                        F.full_like(t, -big)), out)
+    out = F.select(F.equal(t, o), o, out)
+    return F.select(F.logical_or(F.isnan(t), F.isnan(o)), F.add(t, o), out)
+
+
+# ---- random fills (counter-based RNG: MindSpore's distributions, not its numbers) ----------
+
+def _uniform_like(t, lo=0.0, hi=1.0, seed=None):
+    ft = t.dtype if t.dtype.is_float else _dt.float32
+    return F.uniform(tuple(t.shape), float(lo), float(hi), seed, ft)
+
+
+def _uniform(x, from_=0.0, to=1.0, generator=None):
+    t = _t(x)
+    if float(from_) > float(to):
+        _err(f"Tensor.uniform: from_ ({from_}) must not exceed to ({to})")
+    return F.cast(_uniform_like(t, from_, to), t.dtype)
+
+
+def _normal(x, mean=0.0, std=1.0, generator=None):
+    t = _t(x)
+    if float(std) < 0:
+        _err(f"Tensor.normal_: std must be >= 0, got {std}")
+    z = F.standard_normal(tuple(t.shape))
+    return F.cast(F.add(F.mul(z, float(std)), float(mean)), t.dtype)
+
+
+def _exponential(x, lambd=1.0, generator=None):
+    t = _t(x)
+    if float(lambd) <= 0:
+        _err(f"Tensor.exponential_: lambd must be > 0, got {lambd}")
+    u = _uniform_like(t, 0.0, 1.0)
+    return F.cast(F.div(F.neg(F.log(F.sub(1.0, u))), float(lambd)), t.dtype)
+
+
+def _cauchy(x, median=0.0, sigma=1.0):
+    t = _t(x)
+    u = _uniform_like(t, 1e-7, 1.0 - 1e-7)
+    return F.cast(F.add(F.mul(F.tan(F.mul(F.sub(u, 0.5), _math.pi)), float(sigma)),
+                        float(median)), t.dtype)
+
+
+def _log_normal(x, mean=1.0, std=2.0):
+    t = _t(x)
+    z = F.standard_normal(tuple(t.shape))
+    return F.cast(F.exp(F.add(F.mul(z, float(std)), float(mean))), t.dtype)
+
+
+def _random(x, from_=0, to=None, generator=None):
+    """Integers uniform in [from_, to) (to None: up to the largest integer the dtype
+    holds exactly, 2^(mantissa bits + 1) for floats), in the tensor's dtype."""
+    t = _t(x)
+    if to is None:
+        d = t.dtype.to_numpy()
+        to = (2 ** (_np.finfo(d).nmant + 1) + 1 if t.dtype.is_float else
+              int(_np.iinfo(d).max) if t.dtype != _dt.bool_ else 2)
+    if int(to) <= int(from_):
+        _err(f"Tensor.random_: to ({to}) must be > from_ ({from_})")
+    u = F.uniform(tuple(t.shape), 0.0, 1.0, None, _dt.float64)
+    r = F.add(F.floor(F.mul(u, float(int(to) - int(from_)))), float(from_))
+    return F.cast(F.minimum(r, float(int(to) - 1)), t.dtype)
+
+
+def _bernoulli_fill(x, p=0.5, *, generator=None):
+    t = _t(x)
+    u = _uniform_like(t)
+    pp = F.cast(_t(p), u.dtype) if hasattr(p, "shape") else float(p)
+    return F.cast(F.less(u, pp), t.dtype)
+
+
+# ---- in-place (PyNative only) ---------------------------------------------------------------
+
+def _inplace(name, fn):
+    """Tensor.<name>: fn's result written into the tensor's buffer (its dtype kept)."""
+    def method(x, *args, **kwargs):
+        if _b.current() is not None:
+            _b.error(f"Tensor.{name} changes the tensor in place, which msmlir (like "
+                     f"MindSpore's CPU backend) runs in PyNative mode only; inside jit use "
+                     f"the out-of-place Tensor.{name.rstrip('_')} or ops.assign on a "
+                     f"Parameter", kind=RuntimeError)
+        r = _np.asarray(eager_call(fn, (x,) + args, kwargs))   # one compiled kernel
+        dst = x._data
+        if r.shape != dst.shape:
+            try:
+                r = _np.broadcast_to(r, dst.shape)
+            except ValueError:
+                raise ValueError(f"For 'Tensor.{name}', the result's shape {r.shape} does not "
+                                 f"match the tensor's {dst.shape}") from None
+        if dst.flags.writeable:
+            _np.copyto(dst, r, casting="unsafe")
+        else:
+            x._data = r.astype(dst.dtype)
+        return x
+    method.__name__ = name
+    return method
+
+
+def _copy_src(x, src, non_blocking=False):
+    return F.broadcast_to(F.cast(_t(src), _t(x).dtype), tuple(_t(x).shape))
+
+
+def _div_mode(x, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return F.div(x, other)
+    if rounding_mode == "floor":
+        return F.floor_div(x, other)
+    if rounding_mode == "trunc":
+        return F.trunc(F.div(_float(x), other))
+    _err(f"Tensor.div_: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
+
+
+def _host_storage(x):
+    raise RuntimeError("For 'Tensor.storage', the tensor's storage is not on Ascend: "
+                       "MindSpore provides it on Ascend only (msmlir's tensors live in host "
+                       "memory)")
+
+
+def _stride(x, dim=None):
+    shape = tuple(x.shape)
+    st = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        st[i] = st[i + 1] * shape[i + 1]
+    if dim is None:
+        return tuple(st)
+    return st[_axis(int(dim), len(shape))]
+
+
+def _allclose(x, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return F.reduce_all(F.isclose(x, other, rtol, atol, equal_nan))
+
+
+COMPUTE = {
+    "acosh": F.acosh, "sinh": F.sinh, "frac": _frac, "mvlgamma": _mvlgamma,
+"fmax": lambda x, other: mnp.fmax(x, other),
+    "fmin": lambda x, other: mnp.fmin(x, other), "gcd": lambda x, other: mnp.gcd(x, other),
+    "imag": lambda x: F.zeros_like(x), "clone": lambda x: F.add(x, F.zeros_like(x)),
+    "allclose": _allclose,
+    "aminmax": _aminmax, "count_nonzero": _count_nonzero, "nansum": _nansum,
+    "nanmean": lambda x, axis=None, keepdims=False, *, dtype=None: mnp.nanmean(
+        x, axis, dtype, keepdims),
+    "nanmedian": _nanmedian, "nanquantile": _nanquantile, "quantile": _quantile,
+    "kthvalue": _kthvalue, "logcumsumexp": _logcumsumexp, "histc": _histc, "cov": _cov,
+    "diff": lambda x, n=1, axis=-1, prepend=None, append=None: mnp.diff(x, n, axis, prepend,
+                                                                        append),
+    "dot": lambda x, other: F.reduce_sum(F.mul(x, other)),
+    "outer": F.outer, "matrix_power": lambda x, n: mnp.matrix_power(x, int(n)),
+    "moveaxis": lambda x, source, destination: mnp.moveaxis(x, source, destination),
+    "movedim": lambda x, source, destination: mnp.moveaxis(x, source, destination),
+    "swapdims": lambda x, dim0, dim1: F.swapaxes(x, dim0, dim1),
+    "index_select": lambda x, axis, index: F.gather(x, F.reshape(index, (-1,)), axis),
+    "index_put": _index_put, "masked_scatter": _masked_scatter,
+    "diagonal_scatter": _diagonal_scatter, "slice_scatter": _slice_scatter,
+    "select_scatter": _select_scatter, "scatter": _scatter, "fill_diagonal": _fill_diagonal,
+    "new_full": lambda x, size, fill_value, *, dtype=None: F.fill(
+        dtype if dtype is not None else x.dtype,
+        tuple(size) if isinstance(size, (tuple, list)) else (size,), fill_value),
+    "new_empty": lambda x, size, *, dtype=None, device=None: F.fill(
+        dtype if dtype is not None else x.dtype,
+        tuple(size) if isinstance(size, (tuple, list)) else (size,), 0),
+    "multinomial": lambda x, num_samples, replacement=True, seed=None: F.multinomial(
+        x, num_samples, replacement, seed),
+    "uniform": _uniform, "cauchy": _cauchy, "log_normal": _log_normal,
+    "triangular_solve": _triangular_solve, "cholesky_solve": _cholesky_solve,
+    "lu_solve": _lu_solve, "qr": _qr, "lstsq": _lstsq, "geqrf": _geqrf, "orgqr": _orgqr,
+    "ormqr": _ormqr, "nextafter": _nextafter,
+}
+
+_INPLACE_OF = {
+    "add_": lambda x, other, *, alpha=1: x.add(F.mul(other, alpha) if alpha != 1 else other),
+    "sub_": lambda x, other, *, alpha=1: x.sub(F.mul(other, alpha) if alpha != 1 else other),
+    "mul_": lambda x, other: x.mul(other),
+    "div_": lambda x, other, *, rounding_mode=None: _div_mode(x, other,
+                                                              rounding_mode=rounding_mode),
+    "floor_divide_": lambda x, other: x.floor_divide(other),
+    "remainder_": lambda x, other: x.remainder(other),
+    "addmm_": lambda x, mat1, mat2, *, beta=1, alpha=1: x.addmm(mat1, mat2, beta=beta,
+                                                                alpha=alpha),
+    "clamp_": lambda x, min=None, max=None: x.clamp(min, max),   # noqa: A006
+    "copy_": _copy_src, "exp_": lambda x: x.exp(), "floor_": lambda x: x.floor(),
+    "log_": lambda x: x.log(), "sigmoid_": lambda x: x.sigmoid(), "sign_": lambda x: x.sign(),
+    "tanh_": lambda x: x.tanh(), "zero_": lambda x: F.zeros_like(x),
+    "fill_": lambda x, value: F.full_like(x, value),
+    "fill_diagonal_": lambda x, fill_value, wrap=False: x.fill_diagonal(fill_value, wrap),
+    "index_add_": lambda x, dim, index, source, *, alpha=1: _index_along(
+        x, dim, index, F.mul(source, alpha) if alpha != 1 else source, "add"),
+    "index_copy_": lambda x, dim, index, tensor: _index_along(x, dim, index, tensor, "copy"),
+    "index_fill_": lambda x, dim, index, value: x.index_fill(dim, index, value),
+    "index_put_": lambda x, indices, values, accumulate=False: x.index_put(indices, values,
+                                                                          accumulate),
+    "masked_fill_": lambda x, mask, value: x.masked_fill(mask, value),
+    "masked_scatter_": lambda x, mask, source: x.masked_scatter(mask, source),
+    "put_": _put,
+    "scatter_": lambda x, dim, index, src=None, *, value=None, reduce=None: _scatter(
+        x, dim, index, src, value=value, reduce=reduce),
+    "scatter_add_": lambda x, dim, index, src: _scatter(x, dim, index, src, reduce="add"),
+    "bernoulli_": _bernoulli_fill, "exponential_": _exponential, "normal_": _normal,
+    "random_": _random, "uniform_": _uniform,
+}
+
+INPLACE = {n: _inplace(n, fn) for n, fn in _INPLACE_OF.items()}
+
+PYTHON = {
+    "argwhere": lambda x: _dyn.nonzero(x),
+    "bfloat16": lambda x: x.astype(_dt.bfloat16), "byte": lambda x: x.astype(_dt.uint8),
+    "contiguous": lambda x: x, "is_pinned": lambda x: False, "pin_memory": lambda x: x,
+    "move_to": lambda x, to="CPU", blocking=True: x.copy(),
+    "storage": _host_storage, "untyped_storage": _host_storage,
+    "stride": _stride, "storage_offset": lambda x: 0,
+    "type_as": lambda x, other: x.astype(other.dtype),
+}
+
+TENSOR_METHODS.update({**COMPUTE, **INPLACE, **PYTHON})

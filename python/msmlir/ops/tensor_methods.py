@@ -483,6 +483,25 @@ DELEGATED = {
                              "bincount", "to_tensor", "flush_from_cache", "itemset", "col2im",
                              "unique_consecutive", "to_coo", "to_csr")},
     **{n: "property" for n in ("mT", "mH", "H", "adjoint")},
+    # MindSpore 2.x additions (msmlir/ops/tensor_extra.py, last section)
+    **{n: "compute" for n in (
+        "acosh", "sinh", "frac", "mvlgamma", "fmax", "fmin", "gcd", "imag", "clone",
+        "allclose", "aminmax", "count_nonzero", "nansum", "nanmean", "nanmedian",
+        "nanquantile", "quantile", "kthvalue", "logcumsumexp", "histc", "cov", "diff", "dot",
+        "outer", "matrix_power", "moveaxis", "movedim", "swapdims", "index_select",
+        "index_put", "masked_scatter", "diagonal_scatter", "slice_scatter", "select_scatter",
+        "scatter", "fill_diagonal", "new_full", "new_empty", "multinomial", "uniform",
+        "cauchy", "log_normal", "triangular_solve", "cholesky_solve", "lu_solve", "qr",
+        "lstsq", "geqrf", "orgqr", "ormqr", "nextafter")},
+    # in place: PyNative only (the write into the tensor's buffer is on the host)
+    **{n: "python" for n in (
+        "add_", "sub_", "mul_", "div_", "floor_divide_", "remainder_", "addmm_", "clamp_",
+        "copy_", "exp_", "floor_", "log_", "sigmoid_", "sign_", "tanh_", "zero_", "fill_",
+        "fill_diagonal_", "index_add_", "index_copy_", "index_fill_", "index_put_",
+        "masked_fill_", "masked_scatter_", "put_", "scatter_", "scatter_add_", "bernoulli_",
+        "exponential_", "normal_", "random_", "uniform_",
+        "argwhere", "bfloat16", "byte", "contiguous", "is_pinned", "pin_memory", "move_to",
+        "storage", "untyped_storage", "stride", "storage_offset", "type_as")},
 }
 
 

@@ -38,7 +38,7 @@ from ..custom import Custom  # noqa: F401
 from ..host import host_call as _host_call
 from ..summary import summary as _summary
 from ..dynamic import masked_select as _masked_select, nonzero as _nonzero, unique as _unique
-from . import _attention as _att, _extra as _ex, _moe, _recurrent as _rnn
+from . import _attention as _att, _extra as _ex, _linalg, _moe, _recurrent as _rnn
 from ..comm import all_gather as _all_gather, all_reduce as _all_reduce, \
     all_to_all as _all_to_all, broadcast as _broadcast, reduce_scatter as _reduce_scatter
 
@@ -1222,6 +1222,8 @@ def _make_class(name, spec, impl, category, *flags):
         ns["__call__"] = lambda self, *a, **k: impl(self, *a, **k)
     return type(name, (PrimitiveWithInfer,), ns)
 
+
+TABLE += _linalg.ROWS   # linear algebra, special functions, scatters (ops/operations/_linalg.py)
 
 CLASSES: dict = {}
 for _row in TABLE:
