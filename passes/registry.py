@@ -325,15 +325,19 @@ def strip_anchor(text: str) -> str:
     return t
 
 
-def pipeline_pass_manager(text: str, context: ir.Context | None = None) -> PassManager:
+def pipeline_pass_manager(text: str, context: ir.Context | None = None,
+                          verify_each: bool = True) -> PassManager:
     pm = PassManager("builtin.module", context=context)
     add_to_pass_manager(pm, strip_anchor(text))
+    pm.enable_verifier(verify_each)
     return pm
 
 
-def run_pipeline(module, text: str) -> None:
+def run_pipeline(module, text: str, verify_each: bool = True) -> None:
     """Runs a textual pipeline (ours and upstream passes mixed) on a module.
 
+    `verify_each=False`: no verification of the module after each pass (as
+    `mlir-opt --verify-each=false`; the caller verifies where it wants).
     Raises mlir.ir.MLIRError with the diagnostics when a pass fails."""
     op = module.operation if hasattr(module, "operation") else module
-    pipeline_pass_manager(text, op.context).run(op)
+    pipeline_pass_manager(text, op.context, verify_each).run(op)

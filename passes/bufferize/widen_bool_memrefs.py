@@ -67,18 +67,21 @@ def _widen_bool_elements(init: ir.DenseElementsAttr, shaped: ir.RankedTensorType
     return ir.DenseElementsAttr.get(values, type=shaped)
 
 
-def _retype_values(module: ir.Operation) -> None:
-    for op in _all_ops(module):
+def _retype_values(ops: list[ir.Operation]) -> None:
+    for op in ops:
+        name = op.name
+        if name.startswith(_VALUE_DIALECTS) and name != "vector.type_cast":
+            continue    # no memref results, no regions with block arguments
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.arguments:
                     if isinstance(arg.type, ir.MemRefType) and (w := _widen(arg.type)) is not None:
                         arg.set_type(w)
-        if op.name == "func.func":
+        if name == "func.func":
             ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
             new = ir.FunctionType.get(_widen_all(ft.inputs), _widen_all(ft.results))
             op.attributes["function_type"] = ir.TypeAttr.get(new)
-        elif op.name == "memref.global":
+        elif name == "memref.global":
             t = ir.TypeAttr(op.attributes["type"]).value
             if (w := _widen(t)) is not None:
                 op.attributes["type"] = ir.TypeAttr.get(w)
@@ -115,8 +118,8 @@ def _is_i8_memref(v: ir.Value) -> bool:
         and t.element_type.width == 8
 
 
-def _fix_accesses(module: ir.Operation) -> None:
-    for op in _all_ops(module):
+def _fix_accesses(ops: list[ir.Operation]) -> None:
+    for op in ops:
         name = op.name
         if name in ("memref.load", "vector.transfer_read", "vector.load", "affine.load"):
             if _is_i8_memref(op.operands[0]) and (_is_i1(op.results[0].type)
@@ -213,11 +216,28 @@ def _has_bool_memrefs(module: ir.Operation) -> bool:
     return bool(found)
 
 
+def widen_ops(root: ir.Operation) -> None:
+    """Widens the i1 memrefs of `root` and every op in it (one walk; the
+    accesses are fixed after the retyping, the ops they insert are not
+    visited)."""
+    ops = _all_ops(root)
+    with root.location:
+        _retype_values(ops)
+        _fix_accesses(ops)
+
+
 @register_pass("msmlir-widen-bool-memrefs",
                "Store i1 memrefs as i8 (works around LLVM 22's i1 memref lowering assertion)")
 def widen_bool_memrefs(module: ir.Operation):
-    if not _has_bool_memrefs(module):
+    # Only the top-level ops (functions, globals) that hold an i1 memref:
+    # a function that uses one has it in its type or as an op result
+    # (_has_bool_memrefs), so the others need no rewrite (a train step's
+    # kernels without masks: most of the module).
+    if module.name != "builtin.module":
+        if _has_bool_memrefs(module):
+            widen_ops(module)
         return
-    with module.location:
-        _retype_values(module)
-        _fix_accesses(module)
+    for op in list(module.regions[0].blocks[0].operations):
+        op = op.operation
+        if _has_bool_memrefs(op):
+            widen_ops(op)

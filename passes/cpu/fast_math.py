@@ -203,6 +203,19 @@ def _lanes(t: ir.Type) -> int:
 SHIFT_ONLY = "msmlir.shift_only"     # arith.maximumf: the row max only shifts exp's argument
 NONPOSITIVE = "msmlir.nonpositive"   # math.exp: its argument is <= 0 or NaN
 
+# Set here on each function that got a polynomial exp: the only functions
+# msmlir-cpu-scale-by-ldexp{marked-only} looks at (it walks the LLVM
+# dialect, the module's biggest form, in Python; it drops the mark).
+FAST_EXP = "msmlir.fast_exp"
+_EXP_FUNCS: list = []       # (the functions of the current run's exp rewrites)
+
+
+def _function_of(op: ir.Operation) -> ir.Operation | None:
+    while op is not None and op.name != "func.func":
+        p = op.parent
+        op = p.operation if p is not None and hasattr(p, "operation") else p
+    return op
+
 
 def _pattern(build, min_lanes: int):
     def rewrite(op, rewriter):
@@ -210,6 +223,8 @@ def _pattern(build, min_lanes: int):
         t = op.results[0].type
         if not _is_f32(t) or _lanes(t) < min_lanes:
             return True  # no match
+        if build is build_exp:
+            _EXP_FUNCS.append(_function_of(op))
         with op.location, rewriter.ip:
             if NONPOSITIVE in op.attributes:
                 new = build(_B(t), op.operands[0], nonpositive=True)
@@ -344,4 +359,11 @@ def fast_math(module: ir.Operation, *, ops: str, min_lanes: int, row_ops: bool):
             patterns.add("vector.multi_reduction", _reduction_tree)
             patterns.add("arith.maximumf", _shift_only_max)
         hit = _FROZEN[key] = (module.context, patterns.freeze())
-    walk_and_apply_patterns(module, hit[1])
+    _EXP_FUNCS.clear()
+    try:
+        walk_and_apply_patterns(module, hit[1])
+        for f in _EXP_FUNCS:
+            if f is not None:
+                f.attributes[FAST_EXP] = ir.UnitAttr.get()
+    finally:
+        _EXP_FUNCS.clear()

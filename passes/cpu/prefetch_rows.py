@@ -28,6 +28,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 
 from ..common.linalg import elem_bits, funcs, walk_ops
+from ..fusion.row_fusion import ROW_LOOPS
 from ..registry import Option, register_pass
 
 LINE = 64
@@ -161,8 +162,17 @@ def prefetch_row_loop(rows: ir.Operation, min_row_bytes: int) -> bool:
 @register_pass("msmlir-cpu-prefetch-rows",
                "After msmlir-cpu-lower-vectors: in row loops that read each row in several "
                "passes (softmax, layernorm), prefetch the next row during the heaviest pass",
-               options={"min-row-bytes": Option(int, 1024, "shorter rows are left alone")})
-def prefetch_rows(module: ir.Operation, *, min_row_bytes: int):
+               options={"min-row-bytes": Option(int, 1024, "shorter rows are left alone"),
+                        "marked-only": Option(bool, False, "only the functions msmlir-fuse-rows "
+                                                           "built row loops in (msmlir.row_loops; "
+                                                           "the mark is dropped)")})
+def prefetch_rows(module: ir.Operation, *, min_row_bytes: int, marked_only: bool):
+    # marked-only (msmlir-cpu-pipeline): the other functions (a train step's
+    # matmul and convolution kernels, most of its ops) are not walked.
     for func in list(funcs(module)):
+        if marked_only:
+            if ROW_LOOPS not in func.attributes:
+                continue
+            del func.attributes[ROW_LOOPS]
         for loop in walk_ops(func, [], lambda o: o.name == "scf.for"):
             prefetch_row_loop(loop, min_row_bytes)

@@ -30,7 +30,8 @@ from mlir import ir
 from mlir.dialects import llvm
 
 from ..common.linalg import walk_ops
-from ..registry import register_pass
+from ..registry import Option, register_pass
+from .fast_math import FAST_EXP
 
 
 def _owner(v: ir.Value) -> ir.Operation | None:
@@ -164,9 +165,23 @@ def _erase_dead(ops: list[ir.Operation]) -> None:
 
 @register_pass("msmlir-cpu-scale-by-ldexp",
                "LLVM dialect: y * 2^(n>>1) * 2^(n-(n>>1)) on f32 vectors (the fast exp's scaling) "
-               "-> one AVX-512 vscalefps (llvm.ldexp(y, n) when n is not the exp's magic sum)")
-def scale_by_ldexp(module: ir.Operation):
-    matches = [(mul, m) for mul in walk_ops(module, [], lambda o: o.name == "llvm.fmul")
+               "-> one AVX-512 vscalefps (llvm.ldexp(y, n) when n is not the exp's magic sum)",
+               options={"marked-only": Option(bool, False, "only the functions msmlir-cpu-fast-math "
+                                                           "marked (msmlir.fast_exp: it wrote an exp "
+                                                           "there; the mark is dropped)")})
+def scale_by_ldexp(module: ir.Operation, *, marked_only: bool):
+    # marked-only (msmlir-cpu-pipeline): the walk below visits every op of
+    # the LLVM dialect module from Python (~0.5 us each: 7-15 ms on B5/B6's
+    # train steps, which have no fast exp at all); the mark makes it skip
+    # the functions without an exp.
+    roots = [module]
+    if marked_only:
+        roots = [op.operation for op in module.regions[0].blocks[0].operations
+                 if FAST_EXP in op.operation.attributes]
+        for op in roots:
+            del op.attributes[FAST_EXP]
+    matches = [(mul, m) for root in roots
+               for mul in walk_ops(root, [], lambda o: o.name == "llvm.fmul")
                if (m := _match(mul)) is not None]
     for mul, (y, n) in matches:
         with mul.location, ir.InsertionPoint(mul):

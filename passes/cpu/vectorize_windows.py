@@ -239,12 +239,18 @@ def vectorize_windows_func(func: ir.Operation, threads: int, min_work: int) -> i
     def big(op):
         return not (_work(op) < min_work and in_block(op, entry))
 
-    if walk_ops(func, [], lambda o: o.name.startswith("linalg.pooling") and big(o)):
+    # one walk for both: the pooling ops (generalized first, then walked
+    # again) and the generics
+    ops = walk_ops(func, [], lambda o: o.name == "linalg.generic" or o.name.startswith("linalg.pooling"))
+    if any(o.name.startswith("linalg.pooling") and big(o) for o in ops):
         func = generalize_func(func, lambda o: o.name.startswith("linalg.pooling") and big(o))
         entry = func.regions[0].blocks[0]
+        ops = walk_ops(func, [], lambda o: o.name == "linalg.generic")
     s = Script()
     planned = []
-    for op in walk_ops(func, [], lambda o: o.name == "linalg.generic"):
+    for op in ops:
+        if op.name != "linalg.generic":
+            continue
         bad = window_inputs(op)
         if not bad or loop_info(op) is None or not big(op):
             continue
@@ -265,9 +271,10 @@ def vectorize_windows_func(func: ir.Operation, threads: int, min_work: int) -> i
         return func
     s.cse("%root")
     func, error = apply_or_restore(func, s.text())
-    left = {ir.IntegerAttr(o.attributes[TAG]).value
-            for o in walk_ops(func, [], lambda o: TAG in o.attributes)}
-    strip_attrs(func, (TAG,))
+    left = set()
+    for o in walk_ops(func, [], lambda o: TAG in o.attributes):   # (and strip the tags)
+        left.add(ir.IntegerAttr(o.attributes[TAG]).value)
+        del o.attributes[TAG]
     for tag in sorted(left):
         emit_remark(planned[tag], "msmlir-cpu-vectorize-windows: this window op was not "
                                   "vectorized; it keeps the plain path" + (f": {error}" if error else ""))

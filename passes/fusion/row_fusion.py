@@ -56,6 +56,9 @@ from ..registry import Option, register_pass
 
 TAG = "msmlir.fuse"
 ROW_FORALL = "msmlir.row_forall"
+# Set on each function with a row loop built here: the only functions
+# msmlir-cpu-prefetch-rows{marked-only} looks at (it drops the mark).
+ROW_LOOPS = "msmlir.row_loops"
 SHIFT_ONLY = "msmlir.shift_only"     # read by msmlir-cpu-fast-math
 NONPOSITIVE = "msmlir.nonpositive"
 
@@ -519,6 +522,8 @@ def fuse_rows(func: ir.Operation, threads: int, min_work: int) -> ir.Operation:
     if error is not None:
         emit_remark(func.location, "msmlir-fuse-rows: the fusion script failed; the ops of this "
                                    f"function stay unfused: {error}")
+    else:
+        func.attributes[ROW_LOOPS] = ir.UnitAttr.get()
     for fa in walk_ops(func, [], lambda o: o.name == "scf.forall" and ROW_FORALL in o.attributes):
         _forall_to_for(fa)
     return func

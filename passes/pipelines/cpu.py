@@ -88,7 +88,7 @@ _TO_LINALG = ("convert-mindir-to-linalg,canonicalize,cse,"
 
 _BUFFERIZE_HEAD = (
     "msmlir-readonly-arguments,"
-    "eliminate-empty-tensors,"
+    "func.func(eliminate-empty-tensors),"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
     "func.func(canonicalize),"
     "msmlir-distinct-return-buffers,"
@@ -100,8 +100,21 @@ _BUFFERIZE_HEAD = (
 # lowering aborts on i1 loads/stores): no later pass makes new ones, and the
 # module is a fraction of its size at the LLVM lowering (the pass walks it in
 # Python: 0.12 s on LeNet5's train step there, ~0.01 s here).
-# (buffer-deallocation-pipeline ends with cse,canonicalize itself)
-_BUFFERIZE_TAIL = "buffer-deallocation-pipeline,msmlir-widen-bool-memrefs"
+#
+# Deallocation: upstream's buffer-deallocation-pipeline, nested in func.func
+# (its passes are function-local: the kernels run concurrently) and without
+# two of its three canonicalize runs -- the one before the ownership-based
+# pass (the input is canonical: the bufferization head ends with one) and the
+# last one (the bufferized stage's fold-memref-alias-ops,canonicalize,cse
+# follows). B1-B6: the same LLVM dialect module; CPU time (min of 6, load
+# ~10) LeNet5's step 65 -> 25 ms, B5's 26 -> 11 ms (with the verification
+# after each pass that msmlir.compiler no longer runs: 41 and 15 ms without).
+_DEALLOCATE = ("func.func(expand-realloc{emit-deallocs=false},"
+               "ownership-based-buffer-deallocation,canonicalize,"
+               "buffer-deallocation-simplification),"
+               "bufferization-lower-deallocations,"   # (module: may add its generic helper function)
+               "func.func(cse)")
+_BUFFERIZE_TAIL = _DEALLOCATE + ",msmlir-widen-bool-memrefs"
 
 _BUFFERIZE = ",".join([_BUFFERIZE_HEAD, _BUFFERIZE_TAIL])
 
@@ -111,28 +124,33 @@ _BUFFERIZE = ",".join([_BUFFERIZE_HEAD, _BUFFERIZE_TAIL])
 # conversion interface; the same IR as convert-arith/func/cf-to-llvm one after
 # the other, in one walk of the module instead of three).
 #
-# Function-local upstream passes (canonicalize, cse, the loop and memref
-# lowerings) run nested in func.func here and in the bufferization: MLIR then
-# runs them over the kernels (functions, inline-kernels=false) concurrently
-# on its thread pool, where at module level they run on one thread. The IR is
-# the same (B5/B6: identical LLVM IR after opt -O1).
+# Function-local upstream passes (canonicalize, cse, the loop, vector, scf and
+# math lowerings, empty-tensor elimination, the deallocation passes) run
+# nested in func.func here, in the bufferization and after the codegen: MLIR
+# then runs them over the kernels (functions, inline-kernels=false)
+# concurrently on its thread pool, where at module level they run on one
+# thread. Module passes stay where a pass adds functions or declarations
+# (finalize-memref-to-llvm, convert-math-to-libm, convert-to-llvm,
+# bufferization-lower-deallocations) or needs the call graph
+# (one-shot-bufferize). B1-B6 (codegen=true): the same LLVM dialect module as
+# at module level; codegen=false: the same LLVM IR after opt -O3.
 _MEMREF_TO_LLVM = (
     "msmlir-materialize-collectives,"       # MPI helper bodies (mindir collectives)
     "finalize-memref-to-llvm,"
-    "convert-scf-to-cf,"
-    "convert-math-to-llvm{approximate-log1p=false},"  # log1p -> libm log1p (accurate near 0)
+    "func.func(convert-scf-to-cf,"
+    "convert-math-to-llvm{approximate-log1p=false}),"  # log1p -> libm log1p (accurate near 0)
     "convert-math-to-libm,"
     "convert-to-llvm,"
     "reconcile-unrealized-casts"
 )
 
 _TO_LLVM = (
-    "convert-linalg-to-loops,"
+    "func.func(convert-linalg-to-loops,"
     "lower-affine,"
     "fold-memref-alias-ops,"
     "expand-strided-metadata,"
     "lower-affine,"
-    "arith-expand,"
+    "arith-expand),"
     + _MEMREF_TO_LLVM
 )
 
@@ -146,8 +164,8 @@ _VECTOR_TO_LLVM = (
     "fold-memref-alias-ops,"
     "expand-strided-metadata,"
     "lower-affine,"
-    "arith-expand),"
-    "convert-vector-to-llvm{vector-contract-lowering=outerproduct reassociate-fp-reductions=true},"
+    "arith-expand,"
+    "convert-vector-to-llvm{vector-contract-lowering=outerproduct reassociate-fp-reductions=true}),"
     + _MEMREF_TO_LLVM
 )
 
@@ -269,7 +287,7 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
     codegen_stage = [tensor_codegen(threads, min_work, poly_claim=poly or not inline_kernels)]
     if fast_math:
         codegen_stage.append("msmlir-cpu-fast-math")
-    codegen_stage.append("canonicalize,cse")
+    codegen_stage.append("func.func(canonicalize,cse)")
     bufferize = inline + [_BUFFERIZE_HEAD]
     if globalize:
         bufferize.append("msmlir-cpu-globalize-allocs")
@@ -283,13 +301,15 @@ def _stages(*, graph_kernel: bool, codegen: bool, threads: int, globalize: bool,
         bufferize.append(_INPLACE)
     llvm = [_POLY_INLINE] if poly else []
     llvm.append(f"msmlir-cpu-lower-vectors{{threads={threads}}}")
-    llvm.append("msmlir-cpu-prefetch-rows")  # multi-pass row loops: next row during the heaviest pass
+    # multi-pass row loops (those msmlir-fuse-rows marked): next row during the heaviest pass
+    llvm.append("msmlir-cpu-prefetch-rows{marked-only=true}")
     llvm.append("msmlir-cpu-streaming-stores")  # big write-only outputs: non-temporal stores
     if threads > 1:
         llvm.append(_openmp(threads))
     llvm.append(_VECTOR_TO_LLVM)
     if fast_math and host_has_avx512():
-        llvm.append("msmlir-cpu-scale-by-ldexp")  # the fast exp's scaling -> vscalefps
+        # the fast exp's scaling -> vscalefps (in the functions fast-math marked)
+        llvm.append("msmlir-cpu-scale-by-ldexp{marked-only=true}")
     stages = [("kernels", kernels(graph_kernel)), ("linalg", to_linalg),
               ("codegen", ",".join(codegen_stage)), ("bufferized", ",".join(bufferize))]
     if poly:

@@ -29,16 +29,16 @@ or of the cache lookup that replaced them. MSMLIR_TIMING=passes adds MLIR's
 execution time report (every pass, as `ms-opt --mlir-timing` prints it) of
 each lowering stage.
 
-LLVM code generation: a big lowered module of several functions (kernels are
-functions, msmlir-cpu-pipeline's `inline-kernels=false`) is compiled on
-MSMLIR_COMPILE_JOBS cores (default: those other processes left idle during the
-compile so far, at most 8) by
-upstream `mlir-translate | opt | llc` and linked into a shared library (the
-form the disk cache stores), with `opt -O1` for vectorized functions
-(runtime/parallel_compile.py says why); a small module, one with host
-callbacks, or one job and a module below parallel_compile.MIN_OPS_ONE_JOB
-uses the in-process ExecutionEngine. Both give bit-identical results
-(test/python/runtime/test_parallel_compile.py).
+LLVM code generation: a lowered module of several functions (kernels are
+functions, msmlir-cpu-pipeline's `inline-kernels=false`) of at least
+parallel_compile.MIN_OPS ops is translated and compiled in process (upstream's
+translation and LLVM's C API, runtime/llvm_codegen.py, on MSMLIR_COMPILE_JOBS
+worker threads: default the cores other processes left idle during the compile
+so far, at most 8; the calls release the GIL) and linked into a shared library
+(the form the disk cache stores), with LLVM's -O1 pipeline for vectorized
+functions (runtime/parallel_compile.py says why); a small module or one with
+host callbacks uses the in-process ExecutionEngine. Both give bit-identical
+results (test/python/runtime/test_parallel_compile.py).
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ from .runtime.compiled_module import CompiledModule, Signature, host_callbacks_o
 from msmlir.passes import run_pipeline
 from msmlir.passes.fusion.outline_kernels import KERNEL_ATTR, STATS_ATTR
 from msmlir.passes.pipelines.cpu import GRAPH_PREPARE, cpu_lowering_stages
-from msmlir.passes.registry import get_pass, parse_options
+from msmlir.passes.registry import get_pass, parse_options, pipeline_pass_manager
 
 _CONTEXT: ir.Context | None = None
 _LOCK = threading.Lock()
@@ -168,17 +168,32 @@ def _pass_timing_enabled() -> bool:
     return os.environ.get("MSMLIR_TIMING", "") == "passes"
 
 
-def _run_timed(module: ir.Module, text: str, stage: str) -> None:
-    """Runs a stage with MLIR's pass timing (upstream and msmlir's Python
-    passes alike); the report goes to stderr when the pass manager goes."""
-    from msmlir.passes.registry import pipeline_pass_manager
-    print(f"msmlir timing: passes of stage {stage}", file=sys.stderr, flush=True)
-    pm = pipeline_pass_manager(text, module.context)
-    pm.enable_timing()
+def _run_stage(module: ir.Module, text: str, stage: str, timed: bool = False) -> None:
+    """Runs one stage's pipeline, then verifies the module once.
+
+    Why not after each pass (the pass manager's default): verifying the whole
+    module after each of the ~60 passes was ~30% of the MLIR half's CPU time
+    (LeNet5's train step: 245 of 860 ms); ms-opt and the lit tests still
+    verify after each pass. `timed` (MSMLIR_TIMING=passes): with MLIR's pass
+    timing; the report goes to stderr when the pass manager goes."""
+    if not timed:
+        run_pipeline(module, text, verify_each=False)
+    else:
+        print(f"msmlir timing: passes of stage {stage}", file=sys.stderr, flush=True)
+        pm = pipeline_pass_manager(text, module.context, verify_each=False)
+        pm.enable_timing()
+        try:
+            pm.run(module.operation)
+        finally:
+            del pm
+    _verify(module, f"msmlir-cpu-pipeline stage '{stage}' produced invalid IR")
+
+
+def _verify(module: ir.Module, what: str) -> None:
     try:
-        pm.run(module.operation)
-    finally:
-        del pm
+        module.operation.verify()
+    except ir.MLIRError as e:
+        raise ir.MLIRError(f"{what}: {e.message}", e.error_diagnostics) from None
 
 
 def _report_timing(name: str, timings: dict) -> None:
@@ -230,7 +245,8 @@ def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False
     parallel_compile.mark()     # (the window over which it measures idle CPUs)
     t = time.perf_counter()
     with module.context:
-        run_pipeline(module, _PREPARE)
+        _verify(module, "invalid input module")   # (the stages verify only their results)
+        _run_stage(module, _PREPARE, "prepare")
         signatures = public_signatures(module)
         callbacks = host_callbacks_of(module)
         _mangle_function_names(module)
@@ -243,10 +259,7 @@ def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False
         # the timing of each stage, and the dumps of save_graphs
         per_pass = _pass_timing_enabled()
         for i, (stage, text) in enumerate(_lowering_stages(), 1):
-            if per_pass:
-                _run_timed(module, f"builtin.module({text})", stage)
-            else:
-                run_pipeline(module, f"builtin.module({text})")
+            _run_stage(module, f"builtin.module({text})", stage, timed=per_pass)
             now = time.perf_counter()
             timings[stage] = now - t
             t = now
@@ -270,10 +283,10 @@ def _compile(module: ir.Module, opt_level: int, timings: dict, pic: bool = False
 
 def _compile_parallel(module: ir.Module, signatures: dict, opt_level: int,
                       keep_library: bool) -> CompiledModule | None:
-    """The module's native code compiled by groups of functions in parallel
-    subprocesses and linked into a shared library (runtime/parallel_compile.py),
-    or None: the ExecutionEngine compiles it (one job, small module, a tool
-    failed; MSMLIR_DEBUG=1 says why). `keep_library`: keep the library file
+    """The module's native code compiled by groups of functions on worker
+    threads and linked into a shared library (runtime/parallel_compile.py),
+    or None: the ExecutionEngine compiles it (small module, an LLVM error;
+    MSMLIR_DEBUG=1 says why). `keep_library`: keep the library file
     (`compiled.library_file`, `compiled.library_imports`) for the disk cache;
     the caller removes its directory."""
     if not shared_object.supported():

@@ -104,7 +104,7 @@ def lower_fill(op):
     rt = result_type(op)
     value = op.operation.attributes["value"]
     scalar = arith.ConstantOp(rt.element_type, value).result
-    return linalg.fill(scalar, outs=[B.empty(list(rt.shape), rt.element_type)])
+    return B.fill_op(scalar, B.empty(list(rt.shape), rt.element_type))
 
 
 @lowering("mindir.zeros_like")

@@ -37,7 +37,7 @@ from msmlir.diagnostics import file_line_col
 from msmlir.runtime import checks
 
 from . import check_tensor_size, lowering
-from .builders import declare_i64_function, drop_broadcast_dims, empty, is_float, module_of, \
+from .builders import declare_i64_function, drop_broadcast_dims, empty, fill_op, is_float, module_of, \
     tensor_type
 
 
@@ -378,7 +378,7 @@ def _check_indices(op, idx: ir.Value, dim: int) -> None:
     site = _check_site(op)
     acc_t = ir.RankedTensorType.get([], i64)
     zero64 = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, 0)).result
-    inits = [linalg.fill(zero64, outs=[tensor.EmptyOp([], i64).result]) for _ in range(2)]
+    inits = [fill_op(zero64, tensor.EmptyOp([], i64).result) for _ in range(2)]
     maps = [ir.AffineMap.get_identity(rank), ir.AffineMap.get(rank, 0, []),
             ir.AffineMap.get(rank, 0, [])]
     iters = ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<reduction>")] * rank)

@@ -59,7 +59,6 @@ from mlir import ir
 from .. import compiler
 from ..frontend.trace import GRAPH_COMPILERS, JIT_ARG_HOOKS, TensorSpec
 from ..runtime.compiled_module import CompiledModule, Signature, host_callbacks_of
-from msmlir.passes import run_pipeline
 from msmlir.passes.parallel.pipeline import shard_lowering_stages
 from msmlir.passes.registry import get_pass, parse_options
 
@@ -112,7 +111,7 @@ def compile_sharded(module: ir.Module, device_num: int = 0, opt_level: int = 3,
     options = parse_options(get_pass("msmlir-cpu-pipeline"), None)
     t = time.perf_counter()
     with module.context:
-        run_pipeline(module, compiler._PREPARE)
+        compiler._run_stage(module, compiler._PREPARE, "prepare")
         for f in _public_functions(module):
             if device_num and DEVICE_NUM not in f.attributes:
                 f.attributes[DEVICE_NUM] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
@@ -129,7 +128,7 @@ def compile_sharded(module: ir.Module, device_num: int = 0, opt_level: int = 3,
         signatures, grid, layouts = None, None, {}
         for i, (stage, text) in enumerate(shard_lowering_stages(device_num, **options), 1):
             t = time.perf_counter()
-            run_pipeline(module, f"builtin.module({text})")
+            compiler._run_stage(module, f"builtin.module({text})", stage)
             timings[stage] = time.perf_counter() - t
             compiler._dump(dump, i, stage, module)
             if stage == "shard-annotate":
