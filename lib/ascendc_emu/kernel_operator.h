@@ -386,7 +386,7 @@ __aicore__ inline int64_t GetBlockIdx() { return emu::block_idx(); }
 __aicore__ inline int64_t GetBlockNum() { return emu::block_num(); }
 
 enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL };
-enum class HardEvent : int { MTE2_V, V_MTE2, MTE3_V, V_MTE3, MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, M_FIX, FIX_M, MTE2_S, S_MTE2, V_S, S_V, MTE3_MTE2 };
+enum class HardEvent : int { MTE2_V, V_MTE2, MTE3_V, V_MTE3, MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, M_FIX, FIX_M, MTE2_S, S_MTE2, V_S, S_V, MTE3_MTE2, S_MTE3, MTE3_S };
 template <pipe_t P> __aicore__ inline void PipeBarrier() {}
 // SyncAll (a barrier across the launch's cores): blocks run one after the other here, so a block
 // waiting for the others could never be released; it is an error, not a silent no-op. Work that

@@ -26,13 +26,20 @@
                         (Gather tables, padding as a -inf / zero slot,
                         overlapping windows as summed inverse Gathers,
                         Compare/Select for the first maximum)
-    split.py            sums over the outer and inner axes (bias gradients) as a
-                        row-mode then a column-mode vector kernel
+    split.py            sums over the outer and inner axes (bias gradients, f32 or
+                        f16) as a row-mode then a column-mode vector kernel;
+                        independent computations over different domains (AMP's
+                        parameter casts, one SGD step of several parameters) as
+                        one vector kernel each
     group.py            matmul kernels with transposed operands / epilogues: a group
-                        of kernels (transpose, cube, vector epilogue) over GM workspaces
+                        of kernels (transpose, cube, vector epilogue) over GM
+                        workspaces; f32 or f16 (AMP: halves transposed, the
+                        product rounded by Fixpipe or by the epilogue)
     scalar.py           the scalar fallback: any other kernel (middle-axis
-                        reductions, gathers, f16 matmuls with cast epilogues)
-                        as scalar loops over GM, one core
+                        reductions, gathers, slices and concatenations, i32
+                        results, random numbers) as scalar loops over GM, one
+                        core (integer + - * << in unsigned arithmetic: arith
+                        wraps, C++'s signed overflow is undefined)
     emit.py             Ascend C kernel, host tiling, launch stub, project layout
     cost.py             per-kernel report and the cost model
     lower_to_ascend.py  mskernel-lower-to-ascend: the pass

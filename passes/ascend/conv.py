@@ -891,20 +891,32 @@ def _arg_cast(v: ir.Value, block) -> bool:
     return body[:-1] in (["arith.truncf"], ["arith.extf"]) and op.operands[0].owner == block
 
 
-def _partial_sum_fn(S: int, n: int, scratch: ir.Module) -> ir.Operation:
+def _partial_sum_fn(S: int, n: int, scratch: ir.Module, f16: bool = False) -> ir.Operation:
     """func(p: tensor<S x n x f32>) -> tensor<n x f32>: y = the sum over s of
-    p[s] (split-K's second kernel: a first-axis sum, vector.py's column mode)."""
-    from mlir.dialects import func as func_d
+    p[s] (split-K's second kernel: a first-axis sum, vector.py's column mode);
+    `f16`: the sum rounded once to half (an f16 product's Fixpipe rounding)."""
+    from mlir.dialects import arith, func as func_d, linalg, tensor
 
     from .split import _sum
     f32 = ir.F32Type.get()
-    t_in, t_out = ir.RankedTensorType.get([S, n], f32), ir.RankedTensorType.get([n], f32)
+    t_in = ir.RankedTensorType.get([S, n], f32)
+    t_out = ir.RankedTensorType.get([n], ir.F16Type.get() if f16 else f32)
     with ir.InsertionPoint(scratch.body):
         f = func_d.FuncOp("ksum", ir.FunctionType.get([t_in], [t_out]))
         f.attributes["mskernel.kind"] = ir.Attribute.parse("#mskernel.kind<reduce>")
         blk = f.add_entry_block()
         with ir.InsertionPoint(blk):
-            func_d.ReturnOp([_sum(blk.arguments[0], [0, 1], 2, [1], [0], [n])])
+            y = _sum(blk.arguments[0], [0, 1], 2, [1], [0], [n])
+            if f16:
+                ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(1))
+                g = linalg.GenericOp([t_out], [y], [tensor.EmptyOp([n], ir.F16Type.get()).result],
+                                     ir.ArrayAttr.get([ident, ident]),
+                                     ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")]))
+                b = g.regions[0].blocks.append(f32, ir.F16Type.get())
+                with ir.InsertionPoint(b):
+                    linalg.YieldOp([arith.TruncFOp(ir.F16Type.get(), b.arguments[0]).result])
+                y = g.results[0]
+            func_d.ReturnOp([y])
     return f.operation
 
 
@@ -1042,11 +1054,11 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
     def sum_plan(S: int, n: int) -> Plan:
         with fn.context, ir.Location.unknown():
             scratch_sum.append(ir.Module.create())
-            return build_vector(_partial_sum_fn(S, n, scratch_sum[-1]), f"{kernel}_ksum")
+            return build_vector(_partial_sum_fn(S, n, scratch_sum[-1], dtype == "f16"), f"{kernel}_ksum")
     cp = cube_plan(O, P, K, f"{kernel}_mm", func, "conv", soc=soc, cores=cores[1], model=model, batch=B * G,
                    layout=layout, in_shapes=[a_shape, ip.shapes["out"][0]], out_shape=root_shape, dtype=dtype,
                    sum_plan=sum_plan)
-    if dtype == "f16":
+    if dtype == "f16" and not getattr(cp, "split_k", None):   # split: f32 partials, the sum rounds
         cp.cube["out_dtype"] = "f16"
         cp.shapes["out_dtypes"] = ["float16"]
     ret = [o.operation for o in block.operations][-1]

@@ -259,7 +259,7 @@ def _pool_estimate(plan: Plan) -> dict:
     if grad:
         mte2 += DMA_LATENCY + tp * t["OH"] * t["OW"] * F32 // MTE_BYTES
         J = t.get("an", 1) * t.get("bn", 1)                               # inverse tables (overlapping windows)
-        v += vec(cnt, 8 * K) + vec(inb, 2 * J - 1) + vec(8, 1)          # gather, compare, select, 4 arith, ...
+        v += vec(cnt, 8 * K) + vec(inb, 2 * J - 1) + vec(8, 1)          # gather, compare, select, 3 arith, compare, select
         if p.get("general"):
             v += vec(8)                                                   # the -inf slot
     out = tp * (t["H"] * t["W"] if grad else t["OH"] * t["OW"])

@@ -32,7 +32,8 @@ workspace (partial j at j * sS), and a second kernel launch -- a vector sum
 over the first axis -- adds them. A second launch is the phase boundary
 because the emulator runs blocks one after the other (SyncAll is an error
 there). Taken when the cost model's estimate of both kernels is below the
-unsplit one; f32 results only (an f16 result would need the sum to round).
+unsplit one. f16 operands: the partials stay f32 (no Fixpipe conversion) and
+the sum kernel rounds once to half, as the unsplit kernel's Fixpipe does.
 The cost model charges no launch overhead, so a split is taken however
 small its saving (a real NPU launch costs a few microseconds).
 """
@@ -71,15 +72,22 @@ def matmul_parts(fn):
 
 
 def f16_matmul_info(op):
-    """MatmulInfo of a plain linalg.matmul of f16 operands accumulating in f32
-    (AMP: the cube's native mode), else None."""
-    from ..common.linalg import MatmulInfo, defining_op_name
-    if op.name != "linalg.matmul" or "indexing_maps" in op.attributes or len(op.operands) != 3:
+    """MatmulInfo of a linalg.matmul of f16 operands accumulating in f32 (AMP:
+    the cube's native mode), either operand possibly transposed (explicit
+    indexing maps: nn.Dense's weight, the weight gradient's activations), else None."""
+    from ..common.linalg import MatmulInfo, _dims_of, defining_op_name, loop_info
+    if op.name != "linalg.matmul" or len(op.operands) != 3:
         return None
     if [_etype(v) for v in op.operands] != ["f16", "f16", "f32"]:
         return None
-    (m, k), (_, n) = (ir.RankedTensorType(v.type).shape for v in list(op.operands)[:2])
-    return MatmulInfo(m, n, k, False, False, defining_op_name(op.operands[2]) == "linalg.fill")
+    li = loop_info(op)
+    if li is None or li.rank != 3 or li.iterators != ["parallel", "parallel", "reduction"]:
+        return None
+    da, db, dc = (_dims_of(m) for m in li.maps)
+    if dc != [0, 1] or da not in ([0, 2], [2, 0]) or db not in ([2, 1], [1, 2]):
+        return None
+    return MatmulInfo(li.ranges[0], li.ranges[1], li.ranges[2], da == [2, 0], db == [1, 2],
+                      defining_op_name(op.operands[2]) == "linalg.fill")
 
 
 def _etype(v) -> str:
@@ -194,8 +202,8 @@ def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc,
         cyc = estimate(plan)["cycles"]
         if best is None or cyc < best[0]:
             best = (cyc, plan)
-    if sum_plan is None or dtype == "f16":
-        return best[1]      # (f16: the partials and their sum would need an f32 -> f16 rounding kernel; not yet)
+    if sum_plan is None:
+        return best[1]
     t0 = best[1].cube["tiling"]
     c_numel = best[1].cube["numel"][2]
     if t0["tileNum"] >= cores or c_numel != batch * M * N:

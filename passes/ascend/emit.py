@@ -74,7 +74,7 @@ def _copy_1d(dst: str, src: str, n: str, aligned: bool, to_gm: bool = False, ct:
     if aligned:
         return f"DataCopy({dst}, {src}, {n});"
     pad = "" if to_gm else f", {_pad(ct)}"
-    es = "half" if ct == "half" else "float"
+    es = ct if ct in ("half", "uint8_t") else "float"
     return f"DataCopyPad({dst}, {src}, DataCopyExtParams{{1, {n} * (uint32_t)sizeof({es}), 0, 0, 0}}{pad});"
 
 
@@ -115,7 +115,7 @@ def _load_scalars(plan: Plan, xs) -> list[str]:
         v = plan.inputs[i][0]
         ct = _ct(v) if v is not None else "float"
         L.append(f"    in{i}Gm.SetGlobalBuffer((__gm__ {ct}*){xs[i]}, 1);")
-        L.append(f"    {name} = " + ("(float)" if ct == "half" else "") + f"in{i}Gm.GetValue(0);")
+        L.append(f"    {name} = " + ("(float)" if ct in ("half", "uint8_t", "int32_t") else "") + f"in{i}Gm.GetValue(0);")
     return L
 
 
@@ -187,7 +187,7 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
         a(f"    out{k}Gm.SetGlobalBuffer((__gm__ {_ct(v)}*){ys[k]}, {numel});")
     def qsize(v):
         if v.dtype == "u8":
-            return "tileRows * pitch8"
+            return "tileRows * pitch8" if v.role == "full" else "(tileRows + 31) / 32 * 32"
         if v.dtype == "f16":
             return "tileRows * pitchH * sizeof(half)" if v.role == "full" else "(tileRows + 15) / 16 * 16 * sizeof(half)"
         return fb if v.role == "full" else rbytes
@@ -233,10 +233,12 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
     def tile_copy(v, ub: str, gm: str, to_gm: bool) -> str:
         """One tile of argument v between UB and GM: a 2-D strided window of
         rows x cols (u8 masks, full tensors) or a run of `rows` row values."""
-        if v.dtype != "u8" and v.role != "full":
+        if v.role != "full":
             dst, src = (f"{gm}[row0]", ub) if to_gm else (ub, f"{gm}[row0]")
-            al = half_row_aligned if v.dtype == "f16" else row_aligned
-            return _copy_1d(dst, src, "rows", al or bug == "unaligned-copy", to_gm, _ct(v))
+            al = {"f16": half_row_aligned, "u8": t.R % 32 == 0 and t.rb % 32 == 0}.get(v.dtype, row_aligned)
+            sync = "SetFlag<HardEvent::S_MTE3>(0); WaitFlag<HardEvent::S_MTE3>(0);  // written by the scalar unit\n    " \
+                if v.dtype == "u8" and to_gm else ""
+            return sync + _copy_1d(dst, src, "rows", al or bug == "unaligned-copy", to_gm, _ct(v))
         window = f"{gm}[row0 * rowLen + col0]"
         src, dst = (ub, window) if to_gm else (window, ub)
         al = {"u8": u8_aligned, "f16": half_aligned}.get(v.dtype, full_aligned)
@@ -338,6 +340,11 @@ def _col_kernel_source(plan: Plan, bug: str) -> str:
     fins = [i for i, (v, _) in enumerate(plan.inputs) if v is not None and v.kind == "input" and v.role == "full"]
     fouts = [k for k, (v, _) in enumerate(plan.outputs) if v.role == "full"]
     couts = [k for k, (v, _) in enumerate(plan.outputs) if v.role == "col"]
+    hins = [i for i in fins if plan.inputs[i][0].dtype == "f16"]      # half in GM and in the queue
+    ct = {i: "half" if i in hins else "float" for i in fins}
+    hcouts = [k for k in couts if plan.outputs[k][0].dtype == "f16"]  # f16 column results (Cast in Finish)
+    oct_ = {k: "half" if k in hcouts else "float" for k in couts}
+    halves = bool(hins) or plan.halves
     L = _class_head(plan, op, xs, ys, ": a reduction over the first axes",
                     f"// {t.R} rows x {t.C} columns; column chunks of {t.cb} ({t.nct} chunks over {t.block_dim} "
                     f"cores), row tiles of {t.rb}; UB {plan.ub_bytes} bytes; double buffering "
@@ -345,24 +352,28 @@ def _col_kernel_source(plan: Plan, bug: str) -> str:
     a = L.append
     a("    totalRows = td.totalRows; rowLen = td.rowLen; tileRows = td.tileRows; tileCols = td.tileCols;")
     a("    pitch = (tileCols + 7) / 8 * 8;")
+    if halves:
+        a("    pitchH = (tileCols + 15) / 16 * 16;  // half rows at a 32-byte pitch")
     a("    rowTiles = (totalRows + tileRows - 1) / tileRows;")
     a("    chunkBegin = GetBlockIdx() * td.tilesPerCore;")
     a("    chunkEnd = chunkBegin + td.tilesPerCore < td.tileNum ? chunkBegin + td.tilesPerCore : td.tileNum;")
     for i, (v, numel) in enumerate(plan.inputs):
         if v is not None and v.kind != "scalar_in":
-            a(f"    in{i}Gm.SetGlobalBuffer((__gm__ float*){xs[i]}, {numel});")
+            a(f"    in{i}Gm.SetGlobalBuffer((__gm__ {_ct(v)}*){xs[i]}, {numel});")
     for k, (v, numel) in enumerate(plan.outputs):
-        a(f"    out{k}Gm.SetGlobalBuffer((__gm__ float*){ys[k]}, {numel});")
+        a(f"    out{k}Gm.SetGlobalBuffer((__gm__ {_ct(v)}*){ys[k]}, {numel});")
     fb = "tileRows * pitch * sizeof(float)"
     for i in fins:
-        a(f"    pipe.InitBuffer(in{i}Que, BUFFER_NUM, {fb});")
+        a(f"    pipe.InitBuffer(in{i}Que, BUFFER_NUM, {fb if i not in hins else 'tileRows * pitchH * sizeof(half)'});")
     for k in fouts:
         a(f"    pipe.InitBuffer(out{k}Que, BUFFER_NUM, {fb});")
     for k in couts:
-        a(f"    pipe.InitBuffer(out{k}Que, BUFFER_NUM, pitch * sizeof(float));")
+        a(f"    pipe.InitBuffer(out{k}Que, BUFFER_NUM, {'pitchH * sizeof(half)' if k in hcouts else 'pitch * sizeof(float)'});")
     full = [_CalcBuf(f"tF{j}", fb) for j in range(plan.full_slots)]
     per_chunk = [_CalcBuf(f"tC{j}", "pitch * sizeof(float)") for j in range(plan.col_slots)]
     per_chunk += [_CalcBuf(f"col{i}", "pitch * sizeof(float)") for _, i in plan.cols]
+    if plan.halves:      # f16 ops computed in f32 are rounded through this half tile
+        per_chunk.append(_CalcBuf("rnd", "tileRows * pitch * sizeof(half)", "half", "rndBuf"))
     L += [b.init() for b in full + per_chunk]
     L += _load_scalars(plan, xs)
     a("  }")
@@ -401,8 +412,12 @@ def _col_kernel_source(plan: Plan, bug: str) -> str:
     a("")
     a("  __aicore__ inline void CopyIn() {")
     for i in fins:
-        a(f"    LocalTensor<float> x{i} = in{i}Que.AllocTensor<float>();")
-        if aligned:
+        a(f"    LocalTensor<{ct[i]}> x{i} = in{i}Que.AllocTensor<{ct[i]}>();")
+        if i in hins:
+            a(f"    DataCopyPad(x{i}, in{i}Gm[row0 * rowLen + col0], DataCopyExtParams{{(uint16_t)rows, "
+              f"cols * (uint32_t)sizeof(half), (rowLen - cols) * (uint32_t)sizeof(half), "
+              f"(pitchH - (cols + 15) / 16 * 16) / 16, 0}}, DataCopyPadExtParams<half>{{false, 0, 0, 0}});")
+        elif aligned:
             a(f"    DataCopy(x{i}, in{i}Gm[row0 * rowLen + col0], DataCopyParams{{(uint16_t)rows, (uint16_t)(cols / 8), "
               f"(uint16_t)((rowLen - cols) / 8), (uint16_t)((pitch - cols) / 8)}});")
         else:
@@ -414,7 +429,7 @@ def _col_kernel_source(plan: Plan, bug: str) -> str:
     a("")
     a("  __aicore__ inline void Compute() {")
     for i in fins:
-        a(f"    LocalTensor<float> in{i} = in{i}Que.DeQue<float>();")
+        a(f"    LocalTensor<{ct[i]}> in{i} = in{i}Que.DeQue<{ct[i]}>();")
     for k in fouts:
         a(f"    LocalTensor<float> out{k} = out{k}Que.AllocTensor<float>();")
     L += ["    " + b.get() for b in full]
@@ -442,7 +457,7 @@ def _col_kernel_source(plan: Plan, bug: str) -> str:
     a("")
     a("  __aicore__ inline void Finish() {")
     for k in couts:
-        a(f"    LocalTensor<float> out{k} = out{k}Que.AllocTensor<float>();")
+        a(f"    LocalTensor<{oct_[k]}> out{k} = out{k}Que.AllocTensor<{oct_[k]}>();")
     for g in gets:
         a(f"    {g}")
     for s_ in plan.finish:
@@ -453,8 +468,9 @@ def _col_kernel_source(plan: Plan, bug: str) -> str:
     a("")
     a("  __aicore__ inline void CopyOutCols() {")
     for k in couts:
-        a(f"    LocalTensor<float> y{k} = out{k}Que.DeQue<float>();")
-        a("    " + _copy_1d(f"out{k}Gm[col0]", f"y{k}", "cols", aligned, to_gm=True))
+        a(f"    LocalTensor<{oct_[k]}> y{k} = out{k}Que.DeQue<{oct_[k]}>();")
+        a("    " + _copy_1d(f"out{k}Gm[col0]", f"y{k}", "cols", (t.C % 16 == 0 and t.cb % 16 == 0) if k in hcouts else aligned,
+                         to_gm=True, ct=oct_[k]))
         a(f"    out{k}Que.FreeTensor(y{k});")
     a("  }")
     a("")
@@ -464,13 +480,18 @@ def _col_kernel_source(plan: Plan, bug: str) -> str:
     for k in fouts + couts:
         a(f"  TQue<QuePosition::VECOUT, BUFFER_NUM> out{k}Que;")
     L += _calc_decl(full + per_chunk)
-    gms = [f"in{i}Gm" for i, (v, _) in enumerate(plan.inputs) if v is not None]
-    gms += [f"out{k}Gm" for k in range(len(plan.outputs))]
-    a(f"  GlobalTensor<float> {', '.join(gms)};")
+    gms = [f"in{i}Gm" for i, (v, _) in enumerate(plan.inputs) if v is not None and i not in hins]
+    gms += [f"out{k}Gm" for k in range(len(plan.outputs)) if k not in hcouts]
+    if gms:
+        a(f"  GlobalTensor<float> {', '.join(gms)};")
+    if hins or hcouts:
+        a(f"  GlobalTensor<half> {', '.join([f'in{i}Gm' for i in hins] + [f'out{k}Gm' for k in hcouts])};")
     if plan.scalars:
         a(f"  float {', '.join(n for n, _ in plan.scalars)};")
     a("  uint32_t totalRows, rowLen, tileRows, tileCols, pitch, rowTiles, chunkBegin, chunkEnd;")
     a("  uint32_t row0, col0, rows, cols, colsAl, cntF;")
+    if halves:
+        a("  uint32_t pitchH;")
     a("};")
     a("")
     a(_entry(plan, op, xs, ys))

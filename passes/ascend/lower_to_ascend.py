@@ -113,9 +113,11 @@ def plan_kernel(fn: ir.Operation, kernel: str, *, soc: str = "Ascend910B", cores
         try:
             return build_vector(fn, kernel)
         except Unsupported:
-            if not split.applies(fn):
-                raise
-            return split.plan_split(fn, kernel, soc=soc, build_vector=build_vector)
+            if split.applies(fn):
+                return split.plan_split(fn, kernel, soc=soc, build_vector=build_vector)
+            if split.independent_parts(fn):
+                return split.plan_parts(fn, kernel, soc=soc, build_vector=build_vector)
+            raise
 
     try:
         return structured()

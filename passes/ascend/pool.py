@@ -18,7 +18,8 @@ so each window position is one Gather of the whole tile and one Max:
     gradient  m as above; for each window position in row-major order:
               e = Select(Compare(Gather(x, T_k), m, EQ), 1, 0),
               f = e - e * taken, taken += f   (the first maximum only),
-              contrib_k = dy * f; then dx = Gather(contrib, inverse table)
+              contrib_k = Select(f, dy, 0) (not dy * f: a NaN or inf dout must
+              reach its maximum only, as on the CPU); then dx = Gather(contrib, inverse table)
               (elements that no window covers read a zero slot)
 
 Queues of depth 2 overlap a tile's copies with the previous tile's compute.
@@ -714,7 +715,8 @@ def pool_source(plan: Plan, bug: str = "") -> str:
               "      Mul(tmp, e, taken, cnt);",
               "      Sub(e, e, tmp, cnt);",
               "      Add(taken, taken, e, cnt);",
-              "      Mul(c[k * cnt], dy, e, cnt);",
+              "      Compare(bits, e, zerosBuf.Get<float>(), CMPMODE::NE, cnt);  // a Select, not dy * e:",
+              "      Select(c[k * cnt], bits, dy, zerosBuf.Get<float>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, cnt);  // NaN stays put",
               "    }",
               "    LocalTensor<float> y = yQue.AllocTensor<float>();",
               "    Gather(y, c, invBuf.Get<uint32_t>(), 0, inElems);"] + \

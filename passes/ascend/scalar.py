@@ -97,12 +97,19 @@ _FBIN = {"arith.addf": "({} + {})", "arith.subf": "({} - {})", "arith.mulf": "({
          "arith.divui": "(int64_t)((uint64_t)({}) / (uint64_t)({}))",
          "arith.remui": "(int64_t)((uint64_t)({}) % (uint64_t)({}))",
          "arith.maxui": "std::max({}, {})", "arith.minui": "std::min({}, {})",
-         "arith.ceildivsi": "msmlir_ceildiv({}, {})"}
+         "arith.ceildivsi": "msmlir_ceildiv({}, {})", "arith.remf": "fmodf({}, {})",
+         "arith.shli": "({} << {})", "arith.shrsi": "({} >> {})", "math.copysign": "copysignf({}, {})"}
+_WRAP = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.shli": "<<"}
 _FUN = {"math.exp": "expf", "math.log": "logf", "math.tanh": "tanhf", "math.sqrt": "sqrtf", "math.erf": "erff",
         "math.log1p": "log1pf", "math.absf": "fabsf", "math.floor": "floorf", "math.ceil": "ceilf",
         "math.sin": "sinf", "math.cos": "cosf", "math.expm1": "expm1f", "math.roundeven": "nearbyintf",
         "math.round": "roundf", "math.erfc": "erfcf", "math.log2": "log2f", "math.exp2": "exp2f"}
-_CMPF = {1: "==", 2: ">", 3: ">=", 4: "<", 5: "<=", 6: "!=", 8: "==", 9: ">", 10: ">=", 11: "<", 12: "<=", 13: "!="}
+# arith.cmpf predicates as C expressions of a and b: C's == < > <= >= are false on NaN, != true,
+# so `one` is (a < b || a > b) and each unordered predicate the negated ordered opposite
+_CMPF = {0: "false", 1: "({a} == {b})", 2: "({a} > {b})", 3: "({a} >= {b})", 4: "({a} < {b})", 5: "({a} <= {b})",
+         6: "({a} < {b} || {a} > {b})", 7: "({a} == {a} && {b} == {b})", 8: "!({a} < {b} || {a} > {b})",
+         9: "!({a} <= {b})", 10: "!({a} < {b})", 11: "!({a} >= {b})", 12: "!({a} > {b})", 13: "({a} != {b})",
+         14: "({a} != {a} || {b} != {b})", 15: "true"}
 _CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
 
 
@@ -276,6 +283,11 @@ class _Emitter:
         ct = _scalar_ctype(res.type) if res is not None else "auto"
         if bop.name == "arith.constant":
             e = _literal(bop)
+        elif bop.name in _WRAP and ct in ("int32_t", "int64_t"):
+            # arith's integer + - * << wrap around; C++'s signed ones are undefined on overflow (a
+            # compiler may assume they never overflow: a hash's loop was miscompiled), so unsigned
+            u = "u" + ct
+            e = f"({ct})(({u})({arg(0)}) {_WRAP[bop.name]} ({u})({arg(1)}))"
         elif bop.name in _FBIN:
             e = _FBIN[bop.name].format(arg(0), arg(1))
         elif bop.name in _FUN:
@@ -285,9 +297,12 @@ class _Emitter:
         elif bop.name == "arith.negf":
             e = f"(-{arg(0)})"
         elif bop.name == "arith.cmpf":
-            e = f"({arg(0)} {_CMPF[ir.IntegerAttr(bop.attributes['predicate']).value]} {arg(1)})"
+            e = "(" + _CMPF[ir.IntegerAttr(bop.attributes['predicate']).value].format(a=arg(0), b=arg(1)) + ")"
         elif bop.name == "arith.cmpi":
             e = f"({arg(0)} {_CMPI[ir.IntegerAttr(bop.attributes['predicate']).value]} {arg(1)})"
+        elif bop.name == "arith.shrui":
+            u = {"int32_t": "uint32_t", "int64_t": "uint64_t"}.get(ct, "uint64_t")
+            e = f"({ct})(({u})({arg(0)}) >> {arg(1)})"
         elif bop.name == "arith.select":
             e = f"({arg(0)} ? {arg(1)} : {arg(2)})"
         elif bop.name in ("arith.uitofp", "arith.sitofp", "arith.fptosi", "arith.fptoui", "arith.extui",
@@ -314,6 +329,67 @@ class _Emitter:
             val = f"(uint8_t)({val} ? 1 : 0)"
         self.lines.append(head + f"{dst.name}.SetValue({lin}, {val});")
         self.accesses += 2 * math.prod(dst.shape)
+
+    def extract(self, op):
+        """tensor.extract of a scalar (a seed offset, a loss scale) outside the loops."""
+        name = f"e{self.tmp}"
+        self.tmp += 1
+        ct = _scalar_ctype(op.results[0].type)
+        idx = [self.read(i, []) for i in list(op.operands)[1:]]
+        self.lines.append(f"{ct} {name} = {self.read(op.operands[0], idx)};")
+        self.env[op.results[0]] = ("scalar", name)
+
+    def _slice_dims(self, op, src_rank, res_shape):
+        """(offsets, strides, source dim of each result dim) of a static
+        extract/insert_slice; unit dims the slice drops are not result dims."""
+        offs = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+        strides = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
+        if len(op.operands) != (2 if op.name == "tensor.insert_slice" else 1) or \
+                any(abs(x) >= 2 ** 62 for x in offs + sizes + strides):
+            raise Unsupported(f"{op.name} with dynamic offsets, sizes or strides")
+        which, j = [], 0
+        for d in range(src_rank):
+            if j < len(res_shape) and (sizes[d] == res_shape[j] and (sizes[d] != 1 or
+                                                                    src_rank - d <= len(res_shape) - j)):
+                which.append(d)
+                j += 1
+        if j != len(res_shape):
+            raise Unsupported(f"{op.name}: cannot match the slice's dims")
+        return offs, strides, which
+
+    def _slice_loop(self, offs, strides, which, rank, small_shape):
+        dims = [f"q{self.tmp}_{d}" for d in range(len(small_shape))]
+        self.tmp += 1
+        big = [str(o) for o in offs]
+        for j, d in enumerate(which):
+            big[d] = f"{offs[d]} + {dims[j]} * {strides[d]}" if strides[d] != 1 else f"{offs[d]} + {dims[j]}"
+        head = "".join(f"for (int64_t {d} = 0; {d} < {r}; ++{d}) " for d, r in zip(dims, small_shape))
+        return dims, big[:rank], head
+
+    def extract_slice(self, op, outputs):
+        src = self.value(op.operands[0])
+        t = ir.RankedTensorType(op.results[0].type)
+        offs, strides, which = self._slice_dims(op, len(src.shape), t.shape)
+        buf = self.result_buf(op.results[0], outputs)
+        dims, big, head = self._slice_loop(offs, strides, which, len(src.shape), t.shape)
+        self.lines.append("// tensor.extract_slice")
+        self.lines.append(head + f"{buf.name}.SetValue({buf.index(dims)}, {src.read(big)});")
+        self.accesses += 2 * math.prod(t.shape)
+        self.env[op.results[0]] = buf
+
+    def insert_slice(self, op, outputs):
+        src_t = ir.RankedTensorType(op.operands[0].type)
+        dest = op.operands[1]
+        buf = self.result_buf(op.results[0], outputs)
+        if dest.owner.operation.name != "tensor.empty" if not isinstance(dest.owner, ir.Block) else True:
+            self.copy(dest, buf)                      # the destination's other elements
+        offs, strides, which = self._slice_dims(op, len(buf.shape), src_t.shape)
+        dims, big, head = self._slice_loop(offs, strides, which, len(buf.shape), src_t.shape)
+        self.lines.append("// tensor.insert_slice")
+        self.lines.append(head + f"{buf.name}.SetValue({buf.index(big)}, {self.read(op.operands[0], dims)});")
+        self.accesses += 2 * math.prod(src_t.shape)
+        self.env[op.results[0]] = buf
 
     def pad(self, op, outputs):
         t = ir.RankedTensorType(op.results[0].type)
@@ -356,7 +432,8 @@ def plan_scalar(fn: ir.Operation, kernel: str, *, soc: str, reason: str) -> Plan
         for k, v in enumerate(ret.operands):
             t = ir.RankedTensorType(v.type)
             if v not in outputs and not isinstance(v.owner, ir.Block) and \
-                    v.owner.operation.name in ("linalg.generic", "tensor.pad"):
+                    v.owner.operation.name in ("linalg.generic", "tensor.pad", "tensor.extract_slice",
+                                               "tensor.insert_slice"):
                 outputs[v] = e.new_buf(t.shape, _etype(t.element_type), ys[k])
         for op in list(block.operations):
             op = op.operation
@@ -366,10 +443,22 @@ def plan_scalar(fn: ir.Operation, kernel: str, *, soc: str, reason: str) -> Plan
                 e.generic(op, outputs)
             elif op.name == "tensor.pad":
                 e.pad(op, outputs)
+            elif op.name == "tensor.extract":
+                e.extract(op)
+            elif op.name == "tensor.extract_slice":
+                e.extract_slice(op, outputs)
+            elif op.name == "tensor.insert_slice":
+                e.insert_slice(op, outputs)
             elif op.name in ("tensor.expand_shape", "tensor.collapse_shape"):
                 src = e.value(op.operands[0])
                 shape = ir.RankedTensorType(op.results[0].type).shape
                 e.env[op.results[0]] = src if isinstance(src, tuple) else _Buf(src.name, shape, src.etype)
+            elif not op.regions and len(op.results) == 1 and \
+                    not isinstance(op.results[0].type, (ir.RankedTensorType, ir.UnrankedTensorType)) and \
+                    (op.name.startswith("arith.") or op.name.startswith("math.")):
+                local: dict = {}                          # scalar arithmetic outside the loops (seeds, offsets)
+                e.lines.append(e.scalar_op(op, local, []))
+                e.env[op.results[0]] = ("scalar", local[op.results[0]])
             elif op.name == "func.return":
                 for k, v in enumerate(op.operands):
                     if outputs.get(v) is not None and e.env.get(v) is outputs[v]:

@@ -12,6 +12,10 @@ planned by vector.py from a rewritten copy of the kernel function:
     part 2 (col mode)  db[c] = sum over n of partial[n, c], then whatever the
                        kernel does with the sum (an SGD update of the bias)
 
+A kernel of independent computations over different domains (AMP's casts
+of every parameter to f16, one SGD step over several parameters) is split
+the same way into one vector kernel per connected component (plan_parts).
+
 Both copies are built with the MLIR Python bindings (the sum replaced by a
 linalg.generic over the inner / the outer axes, dead ops removed); nothing
 is pattern-matched beyond "one addf sum whose reduced dims are a prefix and a
@@ -53,8 +57,10 @@ def _split_sum(fn):
                 [str(e) for e in maps[1].results] != [f"d{d}" for d in range(a, b)]:
             continue
         body = [o.operation for o in op.regions[0].blocks[0].operations]
-        if [o.name for o in body] != ["arith.addf", "linalg.yield"] or _const_scalar(op.operands[1]) != 0.0:
-            continue
+        names = [o.name for o in body]
+        if names not in (["arith.addf", "linalg.yield"], ["arith.extf", "arith.addf", "linalg.yield"]) or \
+                _const_scalar(op.operands[1]) != 0.0:
+            continue                     # (extf: AMP's f16 values summed in f32)
         return i, a, b
     return None
 
@@ -76,8 +82,10 @@ def _sum(x: ir.Value, in_dims: list[int], n: int, out_dims: list[int], red: list
     init = filled(ir.RankedTensorType.get(shape, f32), 0.0)
     amap = lambda dims: ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(d) for d in dims])  # noqa: E731
     its = ["reduction" if d in red else "parallel" for d in range(n)]
+    half = isinstance(ir.RankedTensorType(x.type).element_type, ir.F16Type)
     return generic([x], [amap(in_dims)], init, amap(out_dims), its,
-                   lambda args, acc: arith.AddFOp(args[0], acc).result)
+                   lambda args, acc: arith.AddFOp(arith.ExtFOp(f32, args[0]).result if half else args[0],
+                                                  acc).result)
 
 
 def plan_split(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan:
@@ -144,4 +152,90 @@ def plan_split(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan
                    "out": [list(ir.RankedTensorType(v.type).shape) for v in ret0.operands]}
     plan.parts = parts
     plan.workspaces = [partial_shape]
+    return plan
+
+
+# ----------------------------------------------------------------------------- independent parts
+def _components(fn) -> list[list[int]]:
+    """The kernel's results grouped by the connected components of its ops
+    (values flowing between ops; arguments and constants shared freely): a
+    fused kernel of independent computations over different domains (AMP's
+    casts of every parameter, an SGD update of several parameters)."""
+    block = fn.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    parent = list(range(len(ops)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    index = {}
+    for i, op in enumerate(ops):
+        for r in op.results:
+            index[r] = i
+    for i, op in enumerate(ops[:-1]):
+        if op.name == "arith.constant":
+            continue
+        for v in op.operands:
+            j = index.get(v)
+            if j is not None and ops[j].name not in ("arith.constant", "tensor.empty"):
+                parent[find(i)] = find(j)
+    groups: dict = {}
+    for k, v in enumerate(ops[-1].operands):
+        j = index.get(v)
+        if j is None:
+            return []                    # a result that is an argument: no kernel computes it
+        groups.setdefault(find(j), []).append(k)
+    return list(groups.values())
+
+
+def independent_parts(fn) -> bool:
+    return len(_components(fn)) > 1
+
+
+def plan_parts(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan:
+    """Independent computations over different domains as one vector kernel
+    each (a group run in order, no workspace): each part a copy of the kernel
+    function keeping only its results (the rest erased as dead)."""
+    from mlir.dialects import func as func_d
+    comps = _components(fn)
+    if len(comps) < 2:
+        raise Unsupported("no independent parts")
+    block0 = fn.regions[0].blocks[0]
+    args = list(block0.arguments)
+    ret0 = [o.operation for o in block0.operations][-1]
+    parts = []
+
+    def part(outs, j):
+        p = fn.clone(ip=ir.InsertionPoint(scratch.body))
+        blk = p.regions[0].blocks[0]
+        old_ret = [o.operation for o in blk.operations][-1]
+        with ir.InsertionPoint(old_ret):
+            func_d.ReturnOp([old_ret.operands[k] for k in outs])
+        old_ret.erase()
+        erase_dead_ops(blk)
+        _set_type(p, blk)
+        return (build_vector(p, f"{kernel}_p{j}"), [("arg", i) for i in range(len(args))],
+                [("out", k) for k in outs])
+    by_shape: dict = {}         # components over the same domain: one kernel if the planner takes them together
+    for outs in comps:
+        by_shape.setdefault(tuple(ir.RankedTensorType(ret0.operands[outs[0]].type).shape), []).append(outs)
+    with fn.context, ir.Location.unknown():
+        scratch = ir.Module.create()
+        for same in by_shape.values():
+            try:
+                parts.append(part(sorted(k for outs in same for k in outs), len(parts)))
+            except Unsupported:
+                for outs in same:
+                    parts.append(part(outs, len(parts)))
+    plan = Plan(kernel=kernel, func=ir.StringAttr(fn.attributes["sym_name"]).value, kind=kind_of(fn),
+                inputs=[(Value(f"in{i}", "full", "input", index=i), 0) for i in range(len(args))],
+                outputs=[(Value(f"out{k}", "full", "output", index=k), 0) for k in range(len(ret0.operands))],
+                tiling=None, full_slots=0, row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[],
+                cols=[], soc=soc)
+    plan.shapes = {"in": [list(ir.RankedTensorType(x.type).shape) for x in args],
+                   "out": [list(ir.RankedTensorType(v.type).shape) for v in ret0.operands]}
+    plan.parts = parts
+    plan.workspaces = []
     return plan

@@ -11,6 +11,16 @@ materialised with `Duplicate` where the scalar form would not be exact
 (division). A last-axis reduction is `ReduceSum/ReduceMax/ReduceMin` per row
 of `cols` elements (exact count: the padding of a row is never reduced), its
 result moved to the row buffer with GetValue/SetValue (V->S->V sync flags).
+
+i1 values are f32 0/1 masks in UB: compares are Compare + Select (IEEE's
+predicates: `one` is LT or GT, the unordered ones the inverted ordered
+opposite, so NaN compares as on the CPU), and / or / xor are Mul / Max /
+|Sub|. Compares and selects of row values (one per row: a reduction's
+results, the loss scale's "all finite") run on the scalar unit, a loop over
+the tile's rows; an i1 row result is written as one byte per row, an i1 or
+i32 scalar argument read once in Init. Column mode takes f16 inputs (half
+rows in the queue, Cast to f32 per row) and f16 column results (Cast in
+Finish): AMP's bias gradients and split-K's f16 sums.
 """
 from __future__ import annotations
 
@@ -89,11 +99,11 @@ def build(p) -> Plan:
         kind = "scalar_in" if role == "scalar" else "input"
         v = Value(f"in{a.arg_number}", role, kind, index=a.arg_number)
         if is_bool(a.type):
-            if role != "full":
-                raise Unsupported(f"an i1 argument read as {role} (only elementwise i1 tensors are emitted)")
+            if role not in ("full", "scalar"):
+                raise Unsupported(f"an i1 argument read as {role} (only elementwise or scalar i1 tensors are emitted)")
             v.dtype = "u8"
         if is_i32(a.type):
-            if role not in ("full", "row"):
+            if role not in ("full", "row", "scalar"):
                 raise Unsupported(f"an i32 argument read as {role}")
             v.dtype = "i32"
         if is_f16(a.type):
@@ -146,8 +156,16 @@ def build(p) -> Plan:
         if kind == "cmp":
             xa, ta = materialize(a, cls)
             xb, tb = materialize(b, cls)
-            vec("Compare", cls, f"Compare(bits, {xa}, {xb}, CMPMODE::{mode}, cnt64);")
-            vec("Select", cls, f"Select({dst}, bits, ones, zeros, SELMODE::VSEL_TENSOR_TENSOR_MODE, cnt64);")
+            modes, inverted = ((mode,), False) if isinstance(mode, str) else mode
+            yes, no = ("zeros", "ones") if inverted else ("ones", "zeros")
+            if len(modes) == 2:             # one / ueq: LT or GT (false on NaN lanes), then inverted or not
+                t = slot_for(cls)
+                vec("Compare", cls, f"Compare(bits, {xa}, {xb}, CMPMODE::{modes[0]}, cnt64);")
+                vec("Select", cls, f"Select({t}, bits, {yes}, {no}, SELMODE::VSEL_TENSOR_TENSOR_MODE, cnt64);")
+                no = t
+                temps.append(t)
+            vec("Compare", cls, f"Compare(bits, {xa}, {xb}, CMPMODE::{modes[-1]}, cnt64);")
+            vec("Select", cls, f"Select({dst}, bits, {yes}, {no}, SELMODE::VSEL_TENSOR_TENSOR_MODE, cnt64);")
             temps += [x for x, t in ((xa, ta), (xb, tb)) if t]
         else:
             xc, tc = materialize(c, cls)
@@ -160,12 +178,26 @@ def build(p) -> Plan:
             release(t)
         return ("tile", dst)
 
+    def row_scalar(expr, operands, dst, select=False):
+        """A compare (a 0/1 mask) or a select on row values (one per row: a
+        reduction's results) by the scalar unit: a loop over the tile's rows."""
+        for o in operands:
+            if o[0] not in ("tile", "scalar"):
+                raise Unsupported("a row-level comparison of a broadcast value")
+        vals = [f"{o[1]}.GetValue(r)" if o[0] == "tile" else f"({o[1]})" for o in operands]
+        val = expr(*vals) if select else f"({expr(*vals)}) ? 1.0f : 0.0f"
+        out("SetFlag<HardEvent::V_S>(0); WaitFlag<HardEvent::V_S>(0);")
+        out(f"for (uint32_t r = 0; r < rows; ++r) {{ {dst}.SetValue(r, {val}); }}")
+        out("SetFlag<HardEvent::S_V>(0); WaitFlag<HardEvent::S_V>(0);")
+        state["scalar_ops"] += 2
+        return ("tile", dst)
+
     def vec(api, cls, text):
         out(text)
         vec_ops.append((api, cls))
 
     for v, _ in inputs:
-        if v is not None and v.dtype == "u8":
+        if v is not None and v.dtype == "u8" and v.role == "full":
             if col_mode:
                 raise Unsupported("i1 tensors in a kernel reducing over the first axes")
             v.slot = pools["F"].get()
@@ -174,7 +206,7 @@ def build(p) -> Plan:
             vec_ops.append(("Cast", "row*"))
             vec_ops.append(("Cast", "row*"))
             state["masks"] = True
-        if v is not None and v.dtype == "i32":
+        if v is not None and v.dtype == "i32" and v.role in ("full", "row"):
             cls = "F" if v.role == "full" else "R"
             if col_mode:
                 raise Unsupported("i32 tensors in a kernel reducing over the first axes")
@@ -182,8 +214,8 @@ def build(p) -> Plan:
             out(f"// i32 argument {v.index}: int32 -> f32")
             vec("Cast", cls, f"Cast({v.slot}, {v.name}, RoundMode::CAST_NONE, {cnt(cls)});")
         if v is not None and v.dtype == "f16" and v.role in ("full", "row"):
-            if col_mode:
-                raise Unsupported("f16 tensors in a kernel reducing over the first axes")
+            if col_mode and v.role != "full":
+                raise Unsupported("an f16 row value in a kernel reducing over the first axes")
             cls = "F" if v.role == "full" else "R"
             v.slot = pools[cls].get()
             state["halves"] = True
@@ -197,8 +229,6 @@ def build(p) -> Plan:
 
     def round_half(src, dst, cls):
         """dst = src rounded to f16 (an f16 op computed in f32: Cast to half and back)."""
-        if col_mode or cls == "C":
-            raise Unsupported("f16 values in a kernel reducing over the first axes")
         state["halves"] = True
         vec("Cast", cls, f"Cast(rnd, {src}, RoundMode::CAST_RINT, {cnt(cls)});")
         vec("Cast", cls, f"Cast({dst}, rnd, RoundMode::CAST_NONE, {cnt(cls)});")
@@ -319,9 +349,17 @@ def build(p) -> Plan:
                 else:
                     c = _const_of(x)
                     if c is None:
+                        c = _i1_const(x)
+                    if c is None:
                         raise Unsupported(f"operand of '{bop.name}' defined outside the body")
                     operands.append(("scalar", f32_literal(c)))
-            if bop.name in _BINARY:
+            if bop.name in _MASK_LOGIC and _is_i1(bop.results[0].type):
+                # i1 values are f32 0/1 masks: and = a * b, or = max(a, b), xor = |a - b| (all exact)
+                api = _MASK_LOGIC[bop.name]
+                res = binary(api, operands[0], operands[1], dst, cls)
+                if bop.name == "arith.xori":
+                    res = unary("Abs", res, dst, cls) if res[0] == "tile" else ("scalar", f"fabsf({res[1]})")
+            elif bop.name in _BINARY:
                 res = binary(_BINARY[bop.name], operands[0], operands[1], dst, cls)
             elif bop.name in _UNARY:
                 res = unary(_UNARY[bop.name], operands[0], dst, cls)
@@ -330,9 +368,15 @@ def build(p) -> Plan:
             elif bop.name == "arith.cmpf":
                 pred = ir.IntegerAttr(bop.attributes["predicate"]).value
                 mode = _CMP.get(pred)
-                if mode is None:
+                if pred in (7, 14) and bop.operands[0] == bop.operands[1]:
+                    mode = (("EQ",), pred == 14)      # ord / uno of one value: x == x is false on NaN only
+                if cls == "R":
+                    from .scalar import _CMPF
+                    res = row_scalar(lambda a, b: _CMPF[pred].format(a=a, b=b), operands, dst)
+                elif mode is None:
                     raise Unsupported(f"arith.cmpf predicate {pred}")
-                res = mask_op("cmp", operands[0], operands[1], dst, cls, mode=mode)
+                else:
+                    res = mask_op("cmp", operands[0], operands[1], dst, cls, mode=mode)
             elif bop.name == "arith.cmpi":
                 pred = ir.IntegerAttr(bop.attributes["predicate"]).value
                 mode = _CMPI.get(pred)
@@ -342,6 +386,8 @@ def build(p) -> Plan:
             elif bop.name == "arith.sitofp" and isinstance(bop.operands[0].type, ir.IntegerType) \
                     and ir.IntegerType(bop.operands[0].type).width == 32:
                 res = operands[0]                      # i32 values are f32 in UB already
+            elif bop.name == "arith.select" and cls == "R":
+                res = row_scalar(lambda c, a, b: f"({c} != 0.0f) ? ({a}) : ({b})", operands, dst, select=True)
             elif bop.name == "arith.select":
                 res = mask_op("sel", operands[1], operands[2], dst, cls, c=operands[0])
             elif bop.name == "arith.uitofp" and is_bool_scalar(bop.operands[0].type):
@@ -406,12 +452,12 @@ def build(p) -> Plan:
             raise Unsupported("an i32 result (i32 tensors are only read, as f32 images)")
         half_out = None
         if is_f16(res_root.type):
-            if col_mode:
-                raise Unsupported("f16 tensors in a kernel reducing over the first axes")
+            if col_mode and out_idx is not None and out_role != "col":
+                raise Unsupported("an f16 result over the rows of a kernel reducing over the first axes")
             if out_idx is not None:
                 half_out, out_idx = out_idx, None      # f32 in a slot, Cast to half at the end
         if is_bool(res_root.type):
-            if out_role != "full":
+            if out_role not in ("full", "row") or (out_role == "row" and col_mode):
                 raise Unsupported("an i1 result that is not elementwise over the domain")
             if out_idx is not None:
                 bool_out, out_idx = out_idx, None      # f32 mask in a slot, cast to uint8 at the end
@@ -440,7 +486,7 @@ def build(p) -> Plan:
                     vec("Duplicate", cls, f"Duplicate({dst}, {last[1]}, {cnt(cls)});")
                 elif last is not None:
                     x, t = materialize(last, cls)
-                    vec("Adds", cls, f"Adds({dst}, {x}, 0.0f, {cnt(cls)});")
+                    vec("Muls", cls, f"Muls({dst}, {x}, 1.0f, {cnt(cls)});")      # exact, -0.0 included
                     if t:
                         release(x)
                 else:
@@ -507,7 +553,13 @@ def build(p) -> Plan:
         p.values[res_root] = val
         if out_idx is not None:
             outputs[out_idx] = val
-        if bool_out is not None:
+        if bool_out is not None and out_role == "row":
+            out(f"// i1 result {bool_out} (one per row): f32 mask -> uint8 0/1 by the scalar unit")
+            out("SetFlag<HardEvent::V_S>(0); WaitFlag<HardEvent::V_S>(0);")
+            out(f"for (uint32_t r = 0; r < rows; ++r) {{ out{bool_out}.SetValue(r, (uint8_t)({dst}.GetValue(r) != 0.0f)); }}")
+            state["scalar_ops"] += 2
+            outputs[bool_out] = Value(f"out{bool_out}", "row", "output", index=bool_out, dtype="u8")
+        elif bool_out is not None:
             out(f"// i1 result {bool_out}: f32 mask -> uint8 0/1")
             out(u8_cast_out.format(src=dst, dst=f"out{bool_out}"))
             vec_ops.append(("Cast", "row*"))
@@ -520,6 +572,8 @@ def build(p) -> Plan:
                 out(f"for (uint32_t r = 0; r < rows; ++r) {{ Cast(out{k}[r * pitchH], {dst}[r * pitch], "
                     "RoundMode::CAST_RINT, colsAl); }")
                 vec_ops.append(("Cast", "row*"))
+            elif out_role == "col":                # column mode: once per column chunk (Finish)
+                vec("Cast", "C", f"Cast(out{k}, {dst}, RoundMode::CAST_RINT, colsAl);")
             else:
                 vec("Cast", "R", f"Cast(out{k}, {dst}, RoundMode::CAST_RINT, cntR);")
             state["halves"] = True
@@ -533,9 +587,15 @@ def build(p) -> Plan:
         if k in outputs:
             continue
         v = p.values.get(r)
-        if v is None or v.kind != "input" or v.role != "full" or v.dtype != "f32" or \
-                math.prod(ir.RankedTensorType(r.type).shape) != p.R * p.C:
+        if v is None or v.kind != "input" or v.role != "full" or v.dtype not in ("f32", "f16") or \
+                math.prod(ir.RankedTensorType(r.type).shape) != p.R * p.C or col_mode:
             raise Unsupported(f"result {k} is not computed by the kernel (an argument or a constant)")
+        if v.dtype == "f16":                 # a reshaped f16 argument (AMP's flatten): its f32 image back to half
+            out(f"for (uint32_t r = 0; r < rows; ++r) {{ Cast(out{k}[r * pitchH], {v.slot}[r * pitch], "
+                f"RoundMode::CAST_RINT, colsAl); }}  // result {k} is argument {v.index}")
+            vec_ops.append(("Cast", "row*"))
+            outputs[k] = Value(f"out{k}", "full", "output", index=k, dtype="f16")
+            continue
         out(f"DataCopy(out{k}, {v.slot or v.name}, cntF);  // result {k} is argument {v.index}")
         vec_ops.append(("DataCopy(UB)", "F"))
         outputs[k] = Value(f"out{k}", "full", "output", index=k)
@@ -559,10 +619,13 @@ def build(p) -> Plan:
     return plan
 
 
-# arith.cmpf predicates -> CMPMODE (ordered and unordered alike: NaN lanes compare as the
-# hardware's Compare does, not as IEEE's unordered predicates)
-_CMP = {1: "EQ", 2: "GT", 3: "GE", 4: "LT", 5: "LE", 6: "NE", 8: "EQ", 9: "GT", 10: "GE", 11: "LT",
-        12: "LE", 13: "NE"}
+# arith.cmpf predicates -> (CMPMODEs, inverted). Compare is IEEE's: EQ LT GT LE GE are false on
+# a NaN lane, NE true. So the ordered predicates are one Compare, `one` is LT or GT (two, false
+# on NaN: isfinite is `|x| one inf`), and the unordered ones are the inverted ordered opposite
+# (ugt = !ole: true on NaN), as the CPU target computes them.
+_CMP = {1: (("EQ",), False), 2: (("GT",), False), 3: (("GE",), False), 4: (("LT",), False),
+        5: (("LE",), False), 6: (("LT", "GT"), False), 8: (("LT", "GT"), True), 9: (("LE",), True),
+        10: (("LT",), True), 11: (("GE",), True), 12: (("GT",), True), 13: (("NE",), False)}
 
 
 # arith.cmpi predicates (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge) -> CMPMODE, on the
@@ -581,6 +644,25 @@ _F16_EXACT = {"arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnum
 
 def is_bool_scalar(t) -> bool:
     return isinstance(t, ir.IntegerType) and ir.IntegerType(t).width == 1
+
+
+_MASK_LOGIC = {"arith.andi": "Mul", "arith.ori": "Max", "arith.xori": "Sub"}
+
+
+def _is_i1(t) -> bool:
+    return isinstance(t, ir.IntegerType) and ir.IntegerType(t).width == 1
+
+
+def _i1_const(v):
+    """1.0 / 0.0 for an i1 arith.constant (true / false), else None."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    op = owner.operation if hasattr(owner, "operation") else owner
+    if op.name != "arith.constant" or not _is_i1(v.type):
+        return None
+    a = op.attributes["value"]
+    return float(ir.BoolAttr(a).value) if isinstance(a, ir.BoolAttr) else float(ir.IntegerAttr(a).value != 0)
 
 
 def _const_of(v):
@@ -611,7 +693,8 @@ def ub_bytes(plan: Plan, rb: int, cb: int) -> int:
     depth = 2 if plan.double_buffer else 1
     P = align_up(cb)
     fb, rbytes, cbytes = rb * P * F32, align_up(rb) * F32, P * F32
-    u8 = sum(1 for v, _ in plan.inputs + plan.outputs if v is not None and v.dtype == "u8")
+    u8 = sum(1 for v, _ in plan.inputs + plan.outputs       # full uint8 queues (scalars have none;
+             if v is not None and v.dtype == "u8" and v.role == "full" and v.kind != "scalar_in")  # rows: f32-sized)
     total = 0
     if plan.masks:                      # tiles padded to 64 elements; ones, zeros, bits, half staging
         fb = align_up(rb * P, 64) * F32

@@ -154,9 +154,15 @@ class AscendProgram:
         env = {a: v for a, v in zip(block.arguments, args)}
         funcs = {ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
                  for op in self.module.body.operations if op.operation.name == "func.func"}
+        return self._run_block(ir.StringAttr(fn.attributes["sym_name"]).value, block, env, funcs)
+
+    def _run_block(self, fname, block, env, funcs):
+        """Runs the host ops of `block` on numpy values; returns the operands
+        of its terminator (func.return or scf.yield)."""
+        from mlir import ir
         for op in block.operations:
             op = op.operation
-            if op.name == "func.return":
+            if op.name in ("func.return", "scf.yield"):
                 return [env[v] for v in op.operands]
             if op.name == "func.call":
                 callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
@@ -165,6 +171,15 @@ class AscendProgram:
                 outs = k.run(*ins) if k is not None else self._interpret(funcs[callee], ins)
                 for r, v in zip(op.results, outs):
                     env[r] = v
+            elif op.name == "scf.if":           # the loss-scale step's "update only if finite"
+                region = op.regions[0] if bool(np.asarray(env[op.operands[0]])) else op.regions[1]
+                outs = self._run_block(fname, region.blocks[0], env, funcs) if len(region.blocks) else []
+                for r, v in zip(op.results, outs):
+                    env[r] = v
+            elif op.name == "tensor.extract":
+                env[op.results[0]] = np.asarray(env[op.operands[0]])[tuple(int(env[i]) for i in op.operands[1:])]
+            elif op.name == "arith.constant" and isinstance(op.results[0].type, ir.IndexType):
+                env[op.results[0]] = ir.IntegerAttr(op.attributes["value"]).value
             elif op.name == "arith.constant":
                 attr = op.attributes["value"]
                 env[op.results[0]] = _dense_value(attr, op.results[0].type)
@@ -172,9 +187,9 @@ class AscendProgram:
                 shape = ir.RankedTensorType(op.results[0].type).shape
                 env[op.results[0]] = np.reshape(env[op.operands[0]], shape)
             else:
-                raise AscendEmulationError(f"@{ir.StringAttr(fn.attributes['sym_name']).value}: host op "
-                                           f"'{op.name}' is not supported by msmlir.ascend's host runner")
-        raise AscendEmulationError("function without a return")
+                raise AscendEmulationError(f"@{fname}: host op '{op.name}' is not supported by msmlir.ascend's "
+                                           "host runner")
+        raise AscendEmulationError(f"@{fname}: a block without a terminator")
 
 
 def _dense_value(attr, typ):

@@ -36,7 +36,8 @@
 // BWD-NEXT: Mul(tmp, e, taken, cnt);
 // BWD-NEXT: Sub(e, e, tmp, cnt);
 // BWD-NEXT: Add(taken, taken, e, cnt);
-// BWD-NEXT: Mul(c[k * cnt], dy, e, cnt);
+// BWD-NEXT: Compare(bits, e, zerosBuf.Get<float>(), CMPMODE::NE, cnt);
+// BWD-NEXT: Select(c[k * cnt], bits, dy, zerosBuf.Get<float>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, cnt);
 // BWD: Gather(y, c, invBuf.Get<uint32_t>(), 0, inElems);
 // BWD-LABEL: void CopyOut() {
 // BWD: DataCopyPad(yGm[plane0 * H * W], y, DataCopyExtParams{(uint16_t)(n * H), W * (uint32_t)sizeof(float), 0, 0, 0});

@@ -6,6 +6,8 @@ float32 in the cube's order (K steps of baseK, each summed from zero then
 added to L0C), rounded to f16; and within one f16 ulp of the float64
 convolution. The CPU target accumulates f16 convolutions in f16 (a rounding
 per multiply-add), so it is not the reference here."""
+import re
+
 import numpy as np
 import pytest
 
@@ -31,18 +33,25 @@ def _im2col(x, kh, kw, oh, ow, stride=(1, 1), dil=(1, 1)):
     return col.reshape(n, c * kh * kw, oh * ow)
 
 
-def cube_f16(a, b, base_k):
+def cube_f16(a, b, base_k, per=0):
     """C = A @ B as the cube computes it for halves: per K step of base_k the
     products summed in float32 from zero in k order, each step added to C;
-    rounded to f16 once (Fixpipe)."""
+    rounded to f16 once (Fixpipe). `per` > 0: split-K, slices of `per` steps
+    each an f32 partial, the partials summed from zero in slice order by the
+    second kernel, which rounds once."""
     a32, b32 = a.astype(np.float32), b.astype(np.float32)
-    c = None
-    for k0 in range(0, a.shape[-1], base_k):
-        s = np.zeros(a32.shape[:-1] + b32.shape[-1:], np.float32)
-        for q in range(k0, min(k0 + base_k, a.shape[-1])):
-            s = s + a32[..., :, q:q + 1] * b32[..., q:q + 1, :]
-        c = s if c is None else c + s
-    return c.astype(np.float16)
+    K = a.shape[-1]
+    span = per * base_k if per else K
+    total = None
+    for s0 in range(0, K, span):
+        c = None
+        for k0 in range(s0, min(s0 + span, K), base_k):
+            s = np.zeros(a32.shape[:-1] + b32.shape[-1:], np.float32)
+            for q in range(k0, min(k0 + base_k, K)):
+                s = s + a32[..., :, q:q + 1] * b32[..., q:q + 1, :]
+            c = s if c is None else c + s
+        total = c if not per else (np.float32(0) + c if total is None else total + c)
+    return total.astype(np.float16)
 
 
 def _ulps(got, ref64, absdot):
@@ -86,17 +95,20 @@ def test_f16_conv_forward_on_the_cube_is_f32_accumulated(name):
     assert y.dtype == np.float16 and y.shape == ys
     k = next(iter(prog.kernels.values()))
     mm = _mm_part(k)
-    assert mm.cube["dtype"] == "f16" and mm.cube["out_dtype"] == "f16"
+    split = mm.cube.get("split", 1)           # long K, few output tiles: split-K (f32 partials, one rounding)
+    assert split > 1 if name == "long_k" else split == 1
+    assert mm.cube["dtype"] == "f16" and mm.cube.get("out_dtype", "f32") == ("f32" if split > 1 else "f16")
     xp = np.pad(x, ((0, 0), (0, 0), pad[:2], pad[2:]))
     col = _im2col(xp, ws[2], ws[3], ys[2], ys[3], stride, dil)
     wm = w.reshape(ws[0], -1)
-    ref = cube_f16(wm, col, mm.cube["tiling"]["baseK"]).reshape(ys)
+    ref = cube_f16(wm, col, mm.cube["tiling"]["baseK"], mm.cube["tiling"]["kPer"] if split > 1 else 0).reshape(ys)
     np.testing.assert_array_equal(y, ref)                          # bit-exact: same order, same roundings
     exact = np.einsum("ok,nkp->nop", wm.astype(np.float64), col.astype(np.float64)).reshape(ys)
     absdot = np.einsum("ok,nkp->nop", np.abs(wm.astype(np.float64)), np.abs(col.astype(np.float64))).reshape(ys)
     assert _ulps(y, exact, absdot).max() <= 1.0
     # the emitted source moves halves and converts once
-    assert "QuantMode_t::F322F16" in k.source and "GlobalTensor<half> xGm, colGm;" in k.source
+    assert ("QuantMode_t::F322F16" in k.source) == (split == 1) and "GlobalTensor<half> xGm, colGm;" in k.source
+    assert split == 1 or re.search(r"Cast\(out0, tC\d, RoundMode::CAST_RINT, colsAl\);", k.source)  # the sum rounds
     assert "(OW + 15) / 16 * 16" in k.source and "float" not in k.parts[0].source.split("class")[1]
     assert k.report["bound"] != "scalar fallback"
 

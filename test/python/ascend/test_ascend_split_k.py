@@ -125,3 +125,38 @@ extern "C" __global__ __aicore__ void barrier(GM_ADDR x, GM_ADDR y, GM_ADDR work
     bad = EmulatedKernel("barrier", build("barrier", src, tiling, 4), [(8,)], [(8,)], [1], 2)
     with pytest.raises(A.AscendEmulationError, match=r"^barrier: SyncAll: a barrier across cores cannot be honoured"):
         bad.run(x)
+
+
+@pytest.mark.parametrize("dy_t,x_t,w_t", [((4, 6, 28, 28), (4, 1, 32, 32), (6, 1, 5, 5)),    # AMP LeNet5's conv1 dW
+                                          ((4, 16, 10, 10), (4, 6, 14, 14), (16, 6, 5, 5))])  # and conv2's
+def test_f16_product_is_split_and_rounded_once(dy_t, x_t, w_t):
+    """f16 operands: the K slices' partials stay f32 in the workspace (no
+    Fixpipe conversion) and the sum kernel rounds once to half (column mode,
+    Cast CAST_RINT in Finish): within half an f16 ulp plus f32 accumulation
+    error of the exact product (the CPU target, accumulating f16 in f16, is
+    thousands of ulps away here)."""
+    fs = ", ".join(map(str, w_t))
+    text = f"""func.func @dw(%dy: {_t(dy_t, 'f16')}, %x: {_t(x_t, 'f16')}, %s: tensor<f32>) -> {_t(w_t)} {{
+  %g = mindir.conv2d_backprop_filter %dy, %x {{filter_shape = array<i64: {fs}>}} : ({_t(dy_t, 'f16')}, {_t(x_t, 'f16')}) -> {_t(w_t, 'f16')}
+  %c = mindir.cast %g : {_t(w_t, 'f16')} to {_t(w_t)}
+  %d = mindir.div %c, %s : ({_t(w_t)}, tensor<f32>) -> {_t(w_t)}
+  return %d : {_t(w_t)}
+}}"""
+    prog = A.compile(text, fallback=False)
+    k = next(iter(prog.kernels.values()))
+    names = _parts(k)
+    assert names[names.index("mm") + 1] == "ksum", names
+    mm = next(p for p, _, _ in k.plan.parts if p.cube is not None)
+    ksum = k.plan.parts[names.index("ksum")][0]
+    assert mm.cube["split"] > 1 and mm.cube["dtype"] == "f16" and mm.cube.get("out_dtype", "f32") == "f32"
+    assert ksum.shapes["out_dtypes"] == ["float16"] and ksum.mode == "col"
+    src = k.parts[names.index("ksum")].source
+    assert "Cast(out0, " in src and "RoundMode::CAST_RINT, colsAl);" in src and "GlobalTensor<half> out0Gm;" in src
+    dy = RNG.standard_normal(dy_t).astype(np.float16)
+    x = RNG.standard_normal(x_t).astype(np.float16)
+    (got,) = prog.call("dw", dy, x, np.array(8.0, np.float32))
+    exact = _dw_ref(dy, x, w_t[2], w_t[3])
+    mag = _dw_ref(np.abs(dy), np.abs(x), w_t[2], w_t[3])
+    K = dy_t[0] * dy_t[2] * dy_t[3]
+    bound = 0.5 * np.spacing(np.abs(exact).astype(np.float16)).astype(np.float64) + K * 2.0 ** -24 * mag
+    assert (np.abs(got.astype(np.float64) * 8 - exact) <= bound).all()
