@@ -19,7 +19,7 @@ pipelines of --modes, checked against the first one's result, and timed interlea
           included); scalar exp/tanh/erf as polynomials (fast-math min-lanes=1)
 
     python bench/poly_classes.py [--only softmax,matmul256] [--bench B6] [--runs 30]
-                                 [--clock thread|wall]
+                                 [--clock thread|wall] [--placements 4]
 
 --clock thread (the default) times the calling thread's CPU time
 (time.thread_time: what a busy shared machine disturbs least); modes with
@@ -63,12 +63,12 @@ def cases() -> dict[str, tuple[str, list]]:
     c["row_sum_4096"] = (_fn([(4096, 1024)], [
         f"%r = mindir.reduce_sum %a0 {{axes = array<i64: 1>}} : ({_t((4096, 1024))}) -> {_t((4096,))}"],
         [(4096,)]), [(4096, 1024)])
-    for r, w in ((1000, 1000), (256, 1024), (4096, 100), (8192, 12), (4096, 24)):
+    for r, w in ((1000, 1000), (256, 1024), (4096, 100), (8192, 12), (4096, 24), (16384, 6), (8192, 10)):
         c[f"row_sum_{r}x{w}"] = (_fn([(r, w)], [
             f"%r = mindir.reduce_sum %a0 {{axes = array<i64: 1>}} : ({_t((r, w))}) -> {_t((r,))}"],
             [(r,)]), [(r, w)])
-    for r, w in ((4096, 1024), (4096, 100)):
-        c["row_max_4096" + ("" if w == 1024 else f"x{w}")] = (_fn([(r, w)], [
+    for r, w in ((4096, 1024), (4096, 100), (8192, 12), (16384, 6)):
+        c[f"row_max_{r}" + ("" if w == 1024 else f"x{w}")] = (_fn([(r, w)], [
             f"%r = mindir.reduce_max %a0 {{axes = array<i64: 1>}} : ({_t((r, w))}) -> {_t((r,))}"],
             [(r,)]), [(r, w)])
     c["row_sumsq_1000x1000"] = (_fn([(1000, 1000)], [
@@ -78,6 +78,10 @@ def cases() -> dict[str, tuple[str, list]]:
     c["col_sum_4096"] = (_fn([(4096, 1024)], [
         f"%r = mindir.reduce_sum %a0 {{axes = array<i64: 0>}} : ({_t((4096, 1024))}) -> {_t((1024,))}"],
         [(1024,)]), [(4096, 1024)])
+    for r, w in ((1000, 1000), (64, 500), (128, 84), (256, 10)):  # bias gradients: sums over the batch
+        c[f"col_sum_{r}x{w}"] = (_fn([(r, w)], [
+            f"%r = mindir.reduce_sum %a0 {{axes = array<i64: 0>}} : ({_t((r, w))}) -> {_t((w,))}"],
+            [(w,)]), [(r, w)])
     c["mid_sum_64x256x64"] = (_fn([(64, 256, 64)], [
         f"%r = mindir.reduce_sum %a0 {{axes = array<i64: 1>}} : ({_t((64, 256, 64))}) -> {_t((64, 64))}"],
         [(64, 64)]), [(64, 256, 64)])
@@ -88,7 +92,8 @@ def cases() -> dict[str, tuple[str, list]]:
     big = (2048, 2048)
     c["transpose_2048"] = (_fn([big], [
         f"%r = mindir.transpose %a0 {{perm = array<i64: 1, 0>}} : ({_t(big)}) -> {_t(big)}"], [big]), [big])
-    for sq in ((1000, 1000), (512, 768), (1024, 1024)):
+    for sq in ((1000, 1000), (512, 768), (1024, 1024), (768, 512), (500, 700), (256, 384),
+               (2000, 1500), (300, 77), (129, 4000)):
         c[f"transpose_{sq[0]}x{sq[1]}"] = (_fn([sq], [
             f"%r = mindir.transpose %a0 {{perm = array<i64: 1, 0>}} : ({_t(sq)}) -> {_t(sq[::-1])}"],
             [sq[::-1]]), [sq])
@@ -198,6 +203,15 @@ def dumped(bench: str) -> dict[str, tuple[str, list]]:
     return out
 
 
+def _placed(x: np.ndarray, offset: int) -> np.ndarray:
+    """A copy of `x` whose data starts `offset` bytes past a page boundary."""
+    buf = np.empty(x.nbytes + 8192, np.uint8)
+    start = (-buf.ctypes.data) % 4096 + offset
+    y = buf[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
+    y[...] = x
+    return y
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma list of substrings of case names")
@@ -205,6 +219,10 @@ def main() -> None:
     ap.add_argument("--modes", default="hand,default,route,sched")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--clock", choices=("thread", "wall"), default="thread")
+    ap.add_argument("--placements", type=int, default=1,
+                    help="time each mode with the inputs copied to this many random offsets "
+                         "within a page (min over all): transposes vary up to 2x with the "
+                         "arrays' relative addresses (4 KiB aliasing)")
     args = ap.parse_args()
     allc = {} if args.bench and not args.only else cases()
     if args.bench:
@@ -245,11 +263,14 @@ def main() -> None:
             f(xs)
         clock = {m: time.thread_time if args.clock == "thread" and _threads(m) == 1
                  else time.perf_counter for m in fns}
-        for _ in range(args.runs):
-            for m, f in fns.items():
-                t0 = clock[m]()
-                f(xs)
-                best[m] = min(best[m], clock[m]() - t0)
+        sets = [xs] + [[_placed(x, int(rng.integers(0, 64)) * 64) for x in xs]
+                       for _ in range(args.placements - 1)]
+        for ys in sets:
+            for _ in range(args.runs):
+                for m, f in fns.items():
+                    t0 = clock[m]()
+                    f(ys)
+                    best[m] = min(best[m], clock[m]() - t0)
         print(f"{name:58s} " + " ".join(f"{best[m] * 1e6:10.1f}" if m in best else f"{'-':>10s}"
                                         for m in modes)
               + "   " + " ".join(f"{comp.get(m, 0):.2f}" for m in modes), flush=True)

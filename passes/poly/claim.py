@@ -25,6 +25,12 @@ between runs):
   transpose 2048^2                 4472-7064 3722-4584 3504-4153 yes (4 KiB-multiple rows)
   transpose 1024^2                   708-794  580-715  582-653  yes (4 KiB-multiple rows)
   transpose 1000^2 / 512x768         299/148  294/146  447/183  no (alone: hand faster)
+  standalone transposes, session 9 with vectorize.transposes' 8x8 blocks
+  (quiet machine, load 1-3, min of 20 calls x 3 input placements; hand /
+  sched us): 1000^2 326/338, 512x768 208/162, 768x512 187/154, 500x700
+  110/125, 256x384 20.1/19.0, 2000x1500 1433/1234, 300x77 5.3/4.5,
+  129x4000 243/220, 1024^2 709/440, 2048^2 6116/3643: the scheduler wins
+  on most but loses 1000^2 and 500x700, so the claim keeps its 4 KiB rule
   transpose + add 1024^2           6396-6812  798-1155 697-946  yes (pair; before: the
                                                                transpose alone, 1080)
   transpose + add 1000^2             771-803  602-627  449-570  yes (pair, any stride: the
@@ -39,8 +45,13 @@ between runs):
   row sum 256x1024 (in L2)            7.3-12   7.3-12   7.0-12  yes (a tie)
   row sum 4096x100                   27-30.4  22.5-26  23.3-33  yes (1.15-1.2x)
   row sum 4096x24                        9.2      8.4        -  yes (1.1x)
-  row sum 8192x12                  12.8-13.5  13.2-14.0       -  no (rows < one vector: a
-                                                               scalar loop; tie to 5% slower)
+  row sum 8192x12                  12.8-13.5  13.2-14.0       -  session 8: no (a scalar
+                                                               loop then)
+  rows shorter than a vector, session 9 (vectorize.py: the widest vector
+  the row fills + a masked step; load 7; hand / default / sched us):
+  row sum 8192x12 14.9/12.0/11.1, 8192x10 16.4/12.0/11.1, 16384x6
+  21.1/17.1/15.1; row max 8192x12 39.7/32.3/29.0, 16384x6 56.3/40.2/34.2:
+  yes (1.2-1.4x), rows of >= MIN_LANES (4) elements
   row max 4096x100                     61-68    35-37       33  yes (1.75x: halving tree)
   row max 4096x1024                  528-571  526-588  564-570  yes (a tie to 3% slower,
                                                                memory bound: A/B 575/556,
@@ -55,6 +66,13 @@ between runs):
   softmax / layernorm 1024^2         430/301  460/294  778/862  no (row fusion)
   matmul, conv, pooling, B6's pool grads and bias sums: hand, 1.5-19x (session 7
     table: pack-matmul 5-30x, direct conv ~19x, pooling 1.6-9x)
+  session 9 (load ~10, thread CPU time, min of 40-100 interleaved calls;
+  hand / sched, us), none claimed:
+  column sums (bias gradients) 1000^2 131/131, 64x500 2.8/3.9, 128x84
+    1.7/2.0, 256x10 1.6/1.6, 4096x1024 571/570     (a tie or hand)
+  middle-axis sum 64x256x64                 136/147       (hand)
+  max / avg pool 2x2 16x32x32x32        113/111, 133/144 (a tie / hand)
+  matmul 17x23x19, 64^3                   1.9/3.2, 4.7/22.5 (hand: pack-matmul)
   B5 / B6 kernels: none claimed (per-kernel times equal, bench --bench B5|B6).
 
   threads=2 (wall clock, min of 60 interleaved calls, the claimed schedule
@@ -73,12 +91,22 @@ with at least `min-work` iterations:
     (tile-vectorize's 16-row vector transposes), while the scheduler's L2/L1
     tiles reuse each line;
   * a transpose at any stride whose result has one use, an elementwise op
-    (identity/broadcast maps): the pair is outlined together and fused into
-    one generic there (upstream linalg-fuse-elementwise-ops), which the
-    scheduler tiles as a whole (fuse-rows would make the pair one row loop
-    reading a column per row);
-  * row reductions (only the innermost loop reduced, rows of at least one
-    vector, inputs read in loop order, the body one combine op of
+    (identity/broadcast maps): the pair is outlined together, two generics
+    (bufferization writes the transpose into the consumer's output), which
+    the isl scheduler fuses into one nest and tiles as a whole (fuse-rows
+    would make the pair one row loop reading a column per row). Not one
+    generic (upstream linalg-fuse-elementwise-ops, what this pass did until
+    session 9): the same tiles then run 15-30% slower on this CPU (1000^2:
+    thread CPU time over 10 random input placements, min/median 655/702 us
+    fused against 525/564 unfused, the scheduler alone 540/561; the
+    loops are identical but for the one statement's store of the transposed
+    value, and taking that store out of the scheduler-alone code
+    reproduces the slowdown: 626 -> 814 us). That was the "claimed
+    transpose + add slower than the same schedule alone" of session 8; at
+    1024^2 the remaining spread follows the arrays' addresses (fused
+    761-1471 us over random placements, unfused 902-1037);
+  * row reductions (only the innermost loop reduced, rows of at least
+    MIN_LANES (4) elements, inputs read in loop order, the body one combine op of
     vectorize.KINDS, f16..f64 / i32 / i64) that read no other
     linalg op's result and feed none (a softmax's or layernorm's row sums
     stay in msmlir-fuse-rows' row loops): codegen gives them vector
@@ -93,14 +121,12 @@ from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import func as func_d
-from mlir.passmanager import PassManager
 
 from ..common.diagnostics import emit_remark
 from ..common.linalg import MIN_WORK, funcs, in_block, loop_info, numel
-from ..cpu.tiling import lanes
 from ..registry import Option, register_pass
 from .model import owner_op
-from .vectorize import KINDS
+from .vectorize import KINDS, MIN_LANES
 
 NAME = "mskernel-poly-claim"
 ATTR_POLY = "mskernel.poly"
@@ -169,8 +195,8 @@ def _row_reduction(op: ir.Operation) -> bool:
     et = acc.type
     if not (isinstance(et, ir.FloatType) or (isinstance(et, ir.IntegerType) and et.width in (32, 64))):
         return False  # (bools and bytes: not measured)
-    if li.ranges[-1] is None or li.ranges[-1] < lanes(et.width):
-        return False  # rows shorter than a vector: no vector accumulators (8192x12: a tie to 5% slower)
+    if li.ranges[-1] is None or li.ranges[-1] < MIN_LANES:
+        return False  # (rows of 1-3: a scalar loop, not measured)
     ops = [o.operation for o in body.operations]
     if any(not (o.name.startswith(("arith.", "math.")) or o.name == "linalg.yield")
            or any(isinstance(v.type, ir.IndexType) for v in list(o.operands) + list(o.results))
@@ -290,7 +316,8 @@ def outline(ops, name: str) -> None:
     """`ops` (one op, or a group in block order) moved into private function
     `name` (their outside operands as arguments, empty inits made inside,
     captured constants cloned), called at the last op's place for the
-    results used outside the group; a group is fused into one op there."""
+    results used outside the group (a group stays several ops: the isl
+    scheduler fuses their nests)."""
     ops = [_op(o) for o in (ops if isinstance(ops, (list, tuple)) else [ops])]
     func = ops[0].parent
     while func.name != "func.func":
@@ -336,10 +363,6 @@ def outline(ops, name: str) -> None:
         old.replace_all_uses_with(r)
     for o in reversed(ops):
         o.erase()
-    if len(ops) > 1:
-        # a transpose and its consumer: one generic (upstream elementwise
-        # fusion), one statement for the scheduler
-        PassManager.parse("func.func(linalg-fuse-elementwise-ops)", callee.context).run(callee.operation)
 
 
 @register_pass(NAME, "outline the linalg ops of the kernel classes the isl scheduler compiles "

@@ -58,6 +58,7 @@ class _Loop:
         self.inner = False         # has a nested loop
         self.calls = []            # (statement, [linear forms of the call args], {old op: clone})
         self.trip = None           # constant trip count, if any
+        self.depth = 0             # loops around it
 
 
 class _Builder:
@@ -164,10 +165,13 @@ class _Builder:
             before = len(self.loops)
             name = n.mark_get_id().get_name()
             self.tasks = self.tasks or name == TASKS
+            depth = len(self.open)
             self.node(n.mark_get_node(), ip)
             self.tasks = False
-            if len(self.loops) > before:
-                attrs = self.loops[before].op.attributes
+            # every loop the mark's subtree starts at this depth (isolated full
+            # tiles and the partial ones are sibling loops)
+            for rec in [r for r in self.loops[before:] if r.depth == depth]:
+                attrs = rec.op.attributes
                 if name == PARALLEL:
                     attrs[ATTR_PARALLEL] = ir.UnitAttr.get()
                 elif name.startswith(BAND):
@@ -215,7 +219,7 @@ class _Builder:
                                           lower_bound_operands=self.values(),
                                           upper_bound_operands=self.values())
         rec = _Loop(loop.operation, name, step)
-        rec.trip = trip
+        rec.trip, rec.depth = trip, len(self.open)
         for o in self.open:
             o.inner = True
         self.loops.append(rec)
@@ -266,11 +270,17 @@ class _Builder:
             out.append((b - a - 1, False))
 
     def if_(self, n, ip):
+        self._if_chain(_disjuncts(n.if_get_cond()), n, ip)
+
+    def _if_chain(self, disj, n, ip):
+        """`if (d0 || d1 ...)`: affine.if d0 {then} else {if d1 {then} else ...}
+        (the then-node built once per disjunct; affine sets are conjunctions;
+        isl's isolated tiles give such conditions)."""
         cons = []
-        self.using([n.if_get_cond()])
-        self.constraints(n.if_get_cond(), cons)
+        self.using([disj[0]])
+        self.constraints(disj[0], cons)
         iset = ir.IntegerSet.get(len(self.dims), 0, [c for c, _ in cons], [eq for _, eq in cons])
-        has_else = n.if_has_else_node()
+        has_else = len(disj) > 1 or n.if_has_else_node()
         with ip:
             op = affine.AffineIfOp(iset, cond_operands=self.values(), has_else=has_else)
         then = op.operation.regions[0]
@@ -283,7 +293,10 @@ class _Builder:
             els = op.operation.regions[1]
             if not len(els.blocks):
                 els.blocks.append()
-            self.node(n.if_get_else_node(), ir.InsertionPoint(els.blocks[0]))
+            if len(disj) > 1:
+                self._if_chain(disj[1:], n, ir.InsertionPoint(els.blocks[0]))
+            else:
+                self.node(n.if_get_else_node(), ir.InsertionPoint(els.blocks[0]))
             with ir.InsertionPoint(els.blocks[0]):
                 affine.AffineYieldOp([])
 
@@ -339,6 +352,13 @@ class _Builder:
                 rec.op.attributes[ATTR_VECTOR] = ir.UnitAttr.get()
 
 
+def _disjuncts(e: isl.AstExpr) -> list[isl.AstExpr]:
+    """The operands of a top-level `||` (else [e])."""
+    if e.get_type() == isl.ast_expr_type.op and e.op_get_type() in (_T.or_, _T.or_else):
+        return [d for x in _args(e) for d in _disjuncts(x)]
+    return [e]
+
+
 def ast(schedule: isl.Schedule) -> isl.AstNode:
     return isl.AstBuild.from_context(isl.Set("{ : }")).node_from_schedule(schedule)
 
@@ -379,10 +399,15 @@ def rebuild(scop: Scop, schedule: isl.Schedule, lanes=None) -> int:
         try:
             b.node(tree, ir.InsertionPoint(scratch.body))
         except Exception:
-            scratch.operation.erase()
+            # (the ops, not the module: Python owns the module, erasing it
+            # freed it twice)
+            for o in reversed(list(scratch.body.operations)):
+                o.operation.erase()
             raise
         b.mark_vector()
         done = vectorize.reductions(b.loops, lanes) if lanes is not None else 0
+        if lanes is not None:
+            vectorize.transposes(b.loops)
     for o in scop.hoist:
         o.move_before(first)
     for o in reversed(scop.sink):

@@ -15,6 +15,10 @@
     separate          cpu: bands over several statements generate separate
                       loops where the set of statements changes (no guards
                       in the innermost loop)
+    isolate_full_tiles  cpu: the full tiles of each innermost tile band
+                      (<= 2 members) generated apart from the
+                      partial ones (isl's isolate option): constant point
+                      loops, so the reductions of tile tails get vector code
     split_tasks       cpu, threads > 1: the outermost band's first coincident
                       member strip-mined into `threads` chunks, the chunk loop
                       a band of its own above the band with a "tasks" mark
@@ -292,15 +296,20 @@ def solve(scop: Scop, node: isl.ScheduleNode, fits, *, inner_multiple: int = 1,
     return last
 
 
+SHARED_FRACTION = 8   # reuse: consecutive iterations share >= 1/8 of one's lines
+
+
 def reuse_lost(scop: Scop, node: isl.ScheduleNode, budget: int, line: int = 64) -> bool:
     """Whether the untiled band `node` loses reuse from a cache of `budget`
     bytes: for some member m but the innermost, two consecutive iterations of
-    m (the inner members whole) touch fewer cache lines than twice one
-    iteration (they share cells or lines: reuse carried by m), and one
-    iteration touches more than `budget` (the reuse is evicted before it
-    comes). An elementwise nest (no reuse) or a row / column reduction
-    whose rows fit in L1 does not: tiling it only cuts its streams into
-    short pieces (measured: a 1024x1024 add in 32x32 tiles 3x slower).
+    m (the inner members whole) share at least 1/SHARED_FRACTION of one
+    iteration's cache lines (reuse carried by m), and one iteration touches
+    more than `budget` (the reuse is evicted before it comes). An
+    elementwise nest (no reuse) or a row / column reduction whose rows fit
+    in L1 does not: tiling it only cuts its streams into short pieces
+    (measured: a 1024x1024 add in 32x32 tiles 3x slower); nor does a row
+    sum over long rows (consecutive rows share one output line: tiles would
+    cut each row into 16-element vector reductions).
     True when the extents are not constant."""
     ext = extents(node)
     if ext is None:
@@ -314,7 +323,7 @@ def reuse_lost(scop: Scop, node: isl.ScheduleNode, budget: int, line: int = 64) 
         if one is None or two is None:
             return True
         f1, f2 = sum(one.values()), sum(two.values())
-        if f2 < 2 * f1 and f1 > budget:
+        if (2 * f1 - f2) * SHARED_FRACTION >= f1 and f1 > budget:
             return True
     return False
 
@@ -619,6 +628,83 @@ def separate(sched: isl.Schedule) -> isl.Schedule:
     return _Guard(visit).run(sched)
 
 
+def _box_constraints(s: isl.Set, first: int, sizes: list[int]) -> isl.Set:
+    """`s` with 0 <= dim (first + k) < sizes[k]."""
+    for k, t in enumerate(sizes):
+        lo = isl.Constraint.inequality_alloc(s.get_space()).set_coefficient_val(
+            isl.dim_type.set, first + k, 1)
+        hi = isl.Constraint.inequality_alloc(s.get_space()).set_coefficient_val(
+            isl.dim_type.set, first + k, -1).set_constant_val(t - 1)
+        s = s.add_constraint(lo).add_constraint(hi)
+    return s
+
+
+def full_tiles(node: isl.ScheduleNode, sizes: list[int]) -> isl.Set | None:
+    """The tiles of tile band `node` (whose child band holds the point loops,
+    `sizes` per member, shifted to start at 0) that hold every point of the
+    box: [outer schedule dims, tile dims] (None: the band's image is not one
+    set)."""
+    prefix = node.get_prefix_schedule_union_map()
+    tiles = node.band_get_partial_schedule_union_map()
+    point = node.child(0)
+    while not _is_band(point):
+        point = point.child(0)
+    dom = node.get_domain()
+    outer = prefix.flat_range_product(tiles).intersect_domain(dom)
+    ot, act = _sets(outer.range()), _sets(outer.flat_range_product(
+        point.band_get_partial_schedule_union_map()).range())
+    if len(ot) != 1 or len(act) != 1:
+        return None
+    ot, act = ot[0], act[0]
+    n = ot.dim(isl.dim_type.set)
+    box = _box_constraints(ot.insert_dims(isl.dim_type.set, n, len(sizes)), n, sizes)
+    partial = box.subtract(act).project_out(isl.dim_type.set, n, len(sizes))
+    return ot.subtract(partial)
+
+
+def isolate_full_tiles(sched: isl.Schedule, max_members: int = 2) -> isl.Schedule:
+    """cpu: the full tiles of each innermost tile band (the band above a
+    "band:point" mark) generated apart from the partial ones (isl's
+    `isolate` option): the point loops of a full tile have constant bounds
+    (no min), and so do those of the partial tiles along one edge (isl
+    substitutes the fixed tile position). Why: vectorize.py gives a loop of
+    constant trip count whole vectors and one masked step; a loop ending at
+    min(T, N - t) gets a masked step per vector instead. The point sizes are read off the point band (its largest value + 1: the
+    tile size, or the extent where that is smaller). Bands of at most two
+    members only: a 3-d band's partial tiles come as `c0 == e || c1 == e
+    || ...` conditions, one copy of the tile each (a 100^3 matmul: 54 loops
+    instead of 9; `max_members` lifts the limit)."""
+    def visit(node):
+        if node.get_type() != isl.schedule_node_type.mark or \
+                node.mark_get_id().get_name() != BAND + POINT:
+            return node
+        band, up = node.parent(), 1
+        while not _is_band(band):
+            band, up = band.parent(), up + 1
+        if band.band_n_member() > max_members:
+            return node
+        point = node.child(0)
+        ext = extents(point) if _is_band(point) else None
+        lo = _sets(point.band_get_partial_schedule_union_map().intersect_domain(
+            point.get_domain()).range()) if ext is not None else []
+        if ext is None or len(lo) != 1 or band.band_n_member() != len(ext) or any(
+                not lo[0].dim_min_val(m).is_zero() for m in range(len(ext))):
+            return node
+        full = full_tiles(band, ext)
+        if full is None or full.is_empty():
+            return node
+        n = len(ext)
+        n_outer = full.dim(isl.dim_type.set) - n
+        iso = isl.Map.from_domain(full).move_dims(isl.dim_type.out, 0, isl.dim_type.in_,
+                                                  n_outer, n).wrap().set_tuple_name("isolate")
+        opts = isl.UnionSet.from_set(iso)
+        node = band.band_set_ast_build_options(opts)
+        for _ in range(up):
+            node = node.child(0)
+        return node
+    return _Guard(visit).run(sched)
+
+
 def schedule(scop: Scop, deps: Dependences, *, tile_sizes: list[int], target=None,
              threads: int = 1) -> Result:
     """`threads` (cpu): split_tasks' chunk count."""
@@ -631,4 +717,5 @@ def schedule(scop: Scop, deps: Dependences, *, tile_sizes: list[int], target=Non
     sched = mark_parallel(sched)
     if isinstance(target, targets.CPU):
         sched = separate(sched)
+        sched = isolate_full_tiles(sched)
     return Result(sched, chosen, target)

@@ -108,16 +108,37 @@ func.func @row_sum_i32(%X: memref<8x256xi32>, %Y: memref<8xi32>) {
 
 // -----
 
-// Not rewritten: a row shorter than one vector (12 elements), a row read
+// A row shorter than one vector (12 elements, as the tail of a tiled
+// reduction): the widest vector it fills (8 lanes), then a masked step of
+// the last 4.
+// CHECK-LABEL: func.func @short_row
+// CHECK:         affine.for %{{.*}} = 0 to 8 step 8 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK:         vector.constant_mask [4] : vector<8xi1>
+// CHECK:         vector.maskedload
+func.func @short_row(%X: memref<64x12xf32>, %Y: memref<64xf32>) {
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 12 {
+      %x = affine.load %X[%i, %j] : memref<64x12xf32>
+      %y = affine.load %Y[%i] : memref<64xf32>
+      %s = arith.addf %y, %x : f32
+      affine.store %s, %Y[%i] : memref<64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Not rewritten: a row shorter than MIN_LANES (3 elements), a row read
 // with stride 2 (not contiguous), a reduction reading the iterator's
 // value (index arithmetic, an iota).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     {{vector[<.]}}
 // CHECK:         return
-func.func @left_alone(%X: memref<64x12xf32>, %Z: memref<64x512xf32>, %Y: memref<64xf32>) {
+func.func @left_alone(%X: memref<64x3xf32>, %Z: memref<64x512xf32>, %Y: memref<64xf32>) {
   affine.for %i = 0 to 64 {
-    affine.for %j = 0 to 12 {
-      %x = affine.load %X[%i, %j] : memref<64x12xf32>
+    affine.for %j = 0 to 3 {
+      %x = affine.load %X[%i, %j] : memref<64x3xf32>
       %y = affine.load %Y[%i] : memref<64xf32>
       %s = arith.addf %y, %x : f32
       affine.store %s, %Y[%i] : memref<64xf32>

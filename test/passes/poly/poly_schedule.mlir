@@ -105,19 +105,44 @@ func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64
 
 // 100x100 transposed copy-add: with a 48 KiB L1 a column of A (100 cache
 // lines, 6.4 KiB) stays in L1/2 between rows, so it is not tiled; with a
-// 4 KiB L1 (SMALL) it is, by 16: 100 is not a multiple, the point loops end
-// at min(tile size, 100 - tile start); tile-sizes=16 likewise.
+// 4 KiB L1 (SMALL) it is, by 16: 100 is not a multiple. The full tiles
+// (isl's isolate option, schedule.isolate_full_tiles) are loops of their
+// own with constant bounds, vectorized as 8x8 transposed blocks
+// (vectorize.transposes: a transfer_read with a transposing permutation
+// map); the partial tiles of the last columns (4 wide) have constant
+// bounds too and stay scalar; only the corner keeps a min(...) bound.
+// Every piece of the tile band keeps its marks. tile-sizes=16 likewise.
 // CHECK-LABEL: func.func @tails
 // CHECK-SAME:    tile-sizes: none
 // CHECK:         affine.for %{{.*}} = 0 to 100 {
 // CHECK-NEXT:      affine.for %{{.*}} = 0 to 100 {
 // SMALL-LABEL: func.func @tails
-// SMALL:         affine.for %[[I0:.*]] = 0 to 100 step 16 {
-// SMALL-NEXT:      affine.for %[[J0:.*]] = 0 to 100 step 16 {
-// SMALL-NEXT:        affine.for %[[I:.*]] = 0 to min #[[MAP:.*]](%[[I0]]) {
-// SMALL-NEXT:          affine.for %[[J:.*]] = 0 to min #[[MAP]](%[[J0]]) {
-// SMALL:         } {{{.*}}mskernel.parallel}
+// SMALL-SAME:    options: {{.*}}isolate{{.*}}(i0) mod 16 = 0 and (i1) mod 16 = 0
+// SMALL:         affine.for %[[I0:.*]] = 0 to 85 step 16 {
+// SMALL-NEXT:      affine.for %[[J0:.*]] = 0 to 85 step 16 {
+// SMALL-NEXT:        affine.for %[[I:.*]] = 0 to 16 step 8 {
+// SMALL-NEXT:          affine.for %[[J:.*]] = 0 to 16 step 8 {
+// SMALL:                 vector.transfer_read %arg0[%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : memref<100x100xf32>, vector<8x8xf32>
+// SMALL-NEXT:            vector.transfer_read %arg1
+// SMALL-NEXT:            arith.addf %{{.*}}, %{{.*}} : vector<8x8xf32>
+// SMALL-NEXT:            vector.transfer_write
+// SMALL-NEXT:          } {mskernel.vector_transpose = "8x8"}
+// SMALL-NEXT:        } {mskernel.band = "point"}
+// SMALL-NEXT:      }
+// SMALL-NEXT:      affine.for %{{.*}} = 0 to 16 {
+// SMALL-NEXT:        affine.for %[[J:.*]] = 0 to 4 {
+// SMALL-NEXT:          affine.load %arg0[%[[J]] + 96,
+// SMALL:           } {mskernel.band = "point"}
+// SMALL-NEXT:    } {mskernel.band = "l1", mskernel.parallel}
+// SMALL-NEXT:    affine.for %[[J0:.*]] = 0 to 100 step 16 {
+// SMALL-NEXT:      affine.for %{{.*}} = 0 to 4 {
+// SMALL-NEXT:        affine.for %{{.*}} = 0 to min #{{.*}}(%[[J0]]) {
+// SMALL:           } {mskernel.band = "point"}
+// SMALL-NEXT:    } {mskernel.band = "l1", mskernel.parallel}
 // T16-LABEL: func.func @tails
+// T16:         affine.for %{{.*}} = 0 to 85 step 16 {
+// T16:             affine.for %{{.*}} = 0 to 16 step 8 {
+// T16:             } {mskernel.vector_transpose = "8x8"}
 // T16:         affine.for %{{.*}} = 0 to 100 step 16 {
 // T16:             affine.for %{{.*}} = 0 to min
 func.func @tails(%A: memref<100x100xf32>, %B: memref<100x100xf32>) {

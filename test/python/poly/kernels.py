@@ -20,7 +20,7 @@ from mlir.runtime import get_ranked_memref_descriptor
 
 from msmlir.passes.registry import run_pipeline
 
-TO_LLVM = ("builtin.module(func.func(lower-vector-multi-reduction),lower-affine,convert-scf-to-cf,"
+TO_LLVM = ("builtin.module(msmlir-cpu-lower-vectors,func.func(lower-vector-multi-reduction),lower-affine,convert-scf-to-cf,"
            "convert-vector-to-llvm{reassociate-fp-reductions=true},finalize-memref-to-llvm,"
            "convert-math-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
            "reconcile-unrealized-casts)")

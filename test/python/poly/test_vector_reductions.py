@@ -13,6 +13,7 @@ import pytest
 
 import kernels as K
 from msmlir.compiler import compile_mlir
+from msmlir.passes.poly.vectorize import MIN_LANES
 from msmlir.passes.registry import option_defaults
 
 FLOAT_KINDS = {"arith.addf": np.sum, "arith.maximumf": np.max, "arith.minimumf": np.min,
@@ -72,7 +73,7 @@ def test_float_row_reductions_match(comb, seed):
         text = row_reduce(rows, cols, comb)
         ref, _ = _run(text, arrays, None)
         got, out = _run(text, arrays, "")
-        assert ("mskernel.vector_reduction" in out) == (cols >= 16), (rows, cols, out)
+        assert ("mskernel.vector_reduction" in out) == (cols >= MIN_LANES), (rows, cols, out)
         ref64 = FLOAT_KINDS[comb](np.concatenate([y0[:, None], x], 1).astype(np.float64), axis=1)
         if comb in ("arith.maximumf", "arith.minimumf"):
             np.testing.assert_array_equal(got[3], ref[3])  # exact in any order
@@ -94,7 +95,7 @@ def test_int_row_reductions_exact(comb):
         text = row_reduce(rows, cols, comb, et="i32")
         ref, _ = _run(text, arrays, None)
         got, out = _run(text, arrays, "")
-        assert ("vector.multi_reduction" in out) == (cols >= 16)
+        assert ("vector.multi_reduction" in out) == (cols >= MIN_LANES)
         np.testing.assert_array_equal(got[3], ref[3])
         np.testing.assert_array_equal(got[3], INT_KINDS[comb](np.concatenate([y0[:, None], x], 1), axis=1))
 
@@ -143,7 +144,7 @@ def _t(shape) -> str:
     return "tensor<" + "x".join(map(str, shape)) + "xf32>"
 
 
-@pytest.mark.parametrize("shape", [(37, 1000), (4096, 100), (300, 33), (3, 7, 1500)])
+@pytest.mark.parametrize("shape", [(37, 1000), (4096, 100), (300, 33), (3, 7, 1500), (999, 12), (4000, 5)])
 @pytest.mark.parametrize("op", ["reduce_sum", "reduce_max"])
 def test_claimed_row_reductions(shape, op):
     out = shape[:-1]
