@@ -37,9 +37,11 @@
                         product rounded by Fixpipe or by the epilogue)
     scalar.py           the scalar fallback: any other kernel (middle-axis
                         reductions, gathers, slices and concatenations, i32
-                        results, random numbers) as scalar loops over GM, one
-                        core (integer + - * << in unsigned arithmetic: arith
-                        wraps, C++'s signed overflow is undefined)
+                        results, random numbers, sort's scf.for stages) as scalar
+                        loops over GM, one core (integer + - * << in unsigned
+                        arithmetic: arith wraps, C++'s signed overflow is
+                        undefined); gather's index check as a status output the
+                        host runner raises
     emit.py             Ascend C kernel, host tiling, launch stub, project layout
     cost.py             per-kernel report and the cost model
     lower_to_ascend.py  mskernel-lower-to-ascend: the pass

@@ -523,15 +523,22 @@ def tiling_header(plan: Plan) -> str:
             f"}}  // namespace optiling\n#endif\n")
 
 
+_GE = {"float32": "DT_FLOAT", "float16": "DT_FLOAT16", "int32": "DT_INT32", "int64": "DT_INT64",
+       "bool": "DT_BOOL", "float64": "DT_DOUBLE"}   # GM element types as the OpDef declares them
+
+
 def host_source(plan: Plan) -> str:
     op = camel(plan.kernel)
     vals = tiling_values(plan)
     sets = "\n".join(f"  tiling.set_{k}({v});" for k, v in vals.items())
     xs, ys = io_names(plan)
-    ins = "\n".join(f'    this->Input("{x}").ParamType(REQUIRED).DataType({{ge::DT_FLOAT}})'
-                    f".Format({{ge::FORMAT_ND}});" for x in xs)
-    outs = "\n".join(f'    this->Output("{y}").ParamType(REQUIRED).DataType({{ge::DT_FLOAT}})'
-                     f".Format({{ge::FORMAT_ND}});" for y in ys)
+    shp = plan.shapes or {}
+    idt = shp.get("in_dtypes") or ["float32"] * len(xs)
+    odt = shp.get("out_dtypes") or ["float32"] * len(ys)
+    ins = "\n".join(f'    this->Input("{x}").ParamType(REQUIRED).DataType({{ge::{_GE.get(d, "DT_FLOAT")}}})'
+                    f".Format({{ge::FORMAT_ND}});" for x, d in zip(xs, idt))
+    outs = "\n".join(f'    this->Output("{y}").ParamType(REQUIRED).DataType({{ge::{_GE.get(d, "DT_FLOAT")}}})'
+                     f".Format({{ge::FORMAT_ND}});" for y, d in zip(ys, odt))
     shapes = []
     for k, shp in enumerate(plan.shapes.get("out", [])):
         dims = ", ".join(str(d) for d in shp)

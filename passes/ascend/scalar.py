@@ -15,6 +15,17 @@ and as slow as the cost model says (SCALAR cycles per element access, every
 iteration of every loop nest counted). The
 report marks such kernels `scalar fallback`, so a slow kernel is visible,
 never silent.
+
+scf.for (mindir.sort's bitonic stages) becomes a C++ for loop; the tensors it
+carries live in workspace buffers, and a tensor no later op reads is updated
+in place (a loop's initial value, a stage's row insert_slice) instead of
+copied. Bounds must be constants or an enclosing loop's variable (the cost
+model counts every iteration; a triangular loop is counted at its largest
+trip). A failed run-time check (`msmlir_check_failed`, gather's index check
+on the CPU) cannot call the host from a kernel: the kernel gets one more
+output, 4 int64 (site, value, bound, count; zeroed first), written at the
+first failure, which the host runner (msmlir.ascend) raises as the CPU's
+IndexError.
 """
 from __future__ import annotations
 
@@ -136,6 +147,23 @@ def _literal(op: ir.Operation) -> str:
     raise Unsupported(f"constant {a}")
 
 
+CHECK = "msmlir_check_failed"      # runtime/checks.py: the host callback of a failed run-time check
+SITES = "msmlir.check_sites"
+
+
+def _calls(op: ir.Operation, callee: str) -> bool:
+    """Whether `op` calls `callee` anywhere inside it."""
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.operations:
+                o = o.operation
+                if o.name == "func.call" and ir.FlatSymbolRefAttr(o.attributes["callee"]).value == callee:
+                    return True
+                if _calls(o, callee):
+                    return True
+    return False
+
+
 class _Emitter:
     def __init__(self, fn):
         self.fn = fn
@@ -146,6 +174,10 @@ class _Emitter:
         self.tmp = 0
         self.consts: list[str] = []
         self.accesses = 0              # element reads + writes (cost model)
+        self.status = None             # _Buf of the check status output (site, value, bound, count), if any
+        self.iv_max: dict = {}         # scf.for induction variable -> its largest value (cost model)
+        self.done: set = set()         # ops emitted so far (and the ops nested in them)
+        self.owned: set = set()        # workspace buffers no other value views (may be updated in place)
 
     def new_buf(self, shape, etype, gm_expr, size=None):
         name = f"g{self.nbuf}"
@@ -160,7 +192,31 @@ class _Emitter:
                                      8 if etype in ("i64", "index", "f64") else 4)
         off = self.ws
         self.ws += (nbytes + 31) // 32 * 32
-        return self.new_buf(shape, etype, f"workspace + {off}")
+        buf = self.new_buf(shape, etype, f"workspace + {off}")
+        self.owned.add(buf.name)
+        return buf
+
+    def _mark(self, op):
+        self.done.add(op)
+        for r in op.regions:
+            for b in r.blocks:
+                for o in b.operations:
+                    self._mark(o.operation)
+
+    def reusable(self, v: ir.Value, op) -> "_Buf | None":
+        """The buffer of `v` if `op` may overwrite it: a workspace buffer no
+        other value views, defined in `op`'s block (not outside a loop
+        around it), every other use of `v` already emitted (a sort stage's
+        row updates, a loop's initial value)."""
+        buf = self.env.get(v)
+        if not isinstance(buf, _Buf) or buf.name not in self.owned:
+            return None
+        home = v.owner if isinstance(v.owner, ir.Block) else v.owner.operation.block
+        if home != op.block:                          # defined outside an enclosing loop: read again next time
+            return None
+        if all(u.owner.operation in self.done or u.owner.operation == op for u in v.uses):
+            return buf
+        return None
 
     def value(self, v: ir.Value, dims=None):
         got = self.env.get(v)
@@ -208,6 +264,120 @@ class _Emitter:
         return self.workspace_buf(t.shape, _etype(t.element_type))
 
     # --- ops -------------------------------------------------------------------------------------
+    def op(self, op, outputs):
+        """Emits one op of the kernel body (or of an scf region in it)."""
+        self._op(op, outputs)
+        self._mark(op)
+
+    def _op(self, op, outputs):
+        if op.name in ("arith.constant", "tensor.empty"):
+            return
+        if op.name == "linalg.generic":
+            self.generic(op, outputs)
+        elif op.name == "tensor.pad":
+            self.pad(op, outputs)
+        elif op.name == "tensor.extract":
+            self.extract(op)
+        elif op.name == "tensor.extract_slice":
+            self.extract_slice(op, outputs)
+        elif op.name == "tensor.insert_slice":
+            self.insert_slice(op, outputs)
+        elif op.name in ("tensor.expand_shape", "tensor.collapse_shape"):
+            src = self.value(op.operands[0])
+            shape = ir.RankedTensorType(op.results[0].type).shape
+            self.env[op.results[0]] = src if isinstance(src, tuple) else _Buf(src.name, shape, src.etype)
+            if not isinstance(src, tuple):
+                self.owned.discard(src.name)          # two values view it now
+        elif op.name == "scf.for":
+            self.for_(op)
+        elif op.name == "scf.if":
+            self.if_(op)
+        elif op.name == "func.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value == CHECK:
+            self.check_failed(op)
+        elif not op.regions and len(op.results) == 1 and \
+                not isinstance(op.results[0].type, (ir.RankedTensorType, ir.UnrankedTensorType)) and \
+                (op.name.startswith("arith.") or op.name.startswith("math.")):
+            local: dict = {}                          # scalar arithmetic outside the loops (seeds, offsets)
+            self.lines.append(self.scalar_op(op, local, []))
+            self.env[op.results[0]] = ("scalar", local[op.results[0]])
+        else:
+            raise Unsupported(f"'{op.name}' (scalar fallback)")
+
+    def _bound(self, v) -> int:
+        """The largest value of loop bound `v`: a constant or an enclosing loop's variable."""
+        if v in self.iv_max:
+            return self.iv_max[v]
+        owner = v.owner
+        if not isinstance(owner, ir.Block) and owner.operation.name == "arith.constant":
+            return ir.IntegerAttr(owner.operation.attributes["value"]).value
+        raise Unsupported("an scf.for whose bounds are neither constants nor an enclosing loop's variable")
+
+    def for_(self, op):
+        """scf.for (the sorting network's stages): a C++ for loop; each tensor
+        it carries lives in a workspace buffer, copied in before the loop and
+        from what the body yields at the end of each iteration."""
+        lb, ub, step = op.operands[:3]
+        lo, hi, st = self._bound(lb), self._bound(ub), self._bound(step)
+        if st <= 0:
+            raise Unsupported("an scf.for with a step that is not a positive constant")
+        body = op.regions[0].blocks[0]
+        iv = f"k{self.tmp}"
+        self.tmp += 1
+        self.env[body.arguments[0]] = ("scalar", iv)
+        self.iv_max[body.arguments[0]] = max(lo, hi - 1)
+        carried = []
+        for init, arg in zip(list(op.operands)[3:], list(body.arguments)[1:]):
+            if not isinstance(arg.type, ir.RankedTensorType):
+                raise Unsupported("an scf.for carrying a scalar (scalar fallback)")
+            t = ir.RankedTensorType(arg.type)
+            buf = self.reusable(init, op)
+            if buf is None or any(buf is c for c in carried):
+                buf = self.workspace_buf(t.shape, _etype(t.element_type))
+                self.copy(init, buf)
+            self.env[arg] = buf
+            carried.append(buf)
+        self.lines.append(f"for (int64_t {iv} = {self.read(lb, [])}; {iv} < {self.read(ub, [])}; "
+                          f"{iv} += {self.read(step, [])}) {{")
+        before = self.accesses
+        for o in body.operations:
+            o = o.operation
+            if o.name != "scf.yield":
+                self.op(o, {})
+                continue
+            for k, v in enumerate(o.operands):
+                got = self.value(v)
+                if got is carried[k]:
+                    continue
+                if any(got is c for c in carried):
+                    raise Unsupported("an scf.for that yields its carried tensors permuted (scalar fallback)")
+                self.copy(v, carried[k])
+        self.lines.append("}")
+        self.accesses += (max(0, -(-(hi - lo) // st)) - 1) * (self.accesses - before)
+        for r, buf in zip(op.results, carried):
+            self.env[r] = buf
+
+    def if_(self, op):
+        """scf.if without results (a failed run-time check's report): a C++ if."""
+        if len(op.results):
+            raise Unsupported("an scf.if with results (scalar fallback)")
+        self.lines.append(f"if ({self.read(op.operands[0], [])}) {{")
+        for o in op.regions[0].blocks[0].operations:
+            if o.operation.name != "scf.yield":
+                self.op(o.operation, {})
+        self.lines.append("}")
+        if len(op.regions) > 1 and op.regions[1].blocks and \
+                any(o.operation.name != "scf.yield" for o in op.regions[1].blocks[0].operations):
+            raise Unsupported("an scf.if with an else region (scalar fallback)")
+
+    def check_failed(self, op):
+        """msmlir_check_failed(site, value, bound, count): a kernel cannot call
+        the host, so the first failure is written to the status output, which
+        the host runner reads after the launch and raises as the CPU does."""
+        vals = [self.read(v, []) for v in op.operands]
+        st = self.status.name
+        self.lines.append(f"if ({st}.GetValue(3) == 0) {{ " +
+                          " ".join(f"{st}.SetValue({k}, (int64_t)({x}));" for k, x in enumerate(vals)) + " }")
+
     def generic(self, op, outputs):
         maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
         n_out = len(op.results)
@@ -345,9 +515,11 @@ class _Emitter:
         offs = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
         strides = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
-        if len(op.operands) != (2 if op.name == "tensor.insert_slice" else 1) or \
-                any(abs(x) >= 2 ** 62 for x in offs + sizes + strides):
-            raise Unsupported(f"{op.name} with dynamic offsets, sizes or strides")
+        n_fixed = 2 if op.name == "tensor.insert_slice" else 1
+        dyn = list(op.operands)[n_fixed:]
+        if len(dyn) != sum(abs(x) >= 2 ** 62 for x in offs) or any(abs(x) >= 2 ** 62 for x in sizes + strides):
+            raise Unsupported(f"{op.name} with dynamic sizes or strides")
+        offs = [self.read(dyn.pop(0), []) if abs(x) >= 2 ** 62 else x for x in offs]   # a sort's row offsets
         which, j = [], 0
         for d in range(src_rank):
             if j < len(res_shape) and (sizes[d] == res_shape[j] and (sizes[d] != 1 or
@@ -381,9 +553,11 @@ class _Emitter:
     def insert_slice(self, op, outputs):
         src_t = ir.RankedTensorType(op.operands[0].type)
         dest = op.operands[1]
-        buf = self.result_buf(op.results[0], outputs)
-        if dest.owner.operation.name != "tensor.empty" if not isinstance(dest.owner, ir.Block) else True:
-            self.copy(dest, buf)                      # the destination's other elements
+        buf = None if op.results[0] in outputs else self.reusable(dest, op)
+        if buf is None:
+            buf = self.result_buf(op.results[0], outputs)
+            if dest.owner.operation.name != "tensor.empty" if not isinstance(dest.owner, ir.Block) else True:
+                self.copy(dest, buf)                  # the destination's other elements
         offs, strides, which = self._slice_dims(op, len(buf.shape), src_t.shape)
         dims, big, head = self._slice_loop(offs, strides, which, len(buf.shape), src_t.shape)
         self.lines.append("// tensor.insert_slice")
@@ -418,9 +592,15 @@ def plan_scalar(fn: ir.Operation, kernel: str, *, soc: str, reason: str) -> Plan
         scratch = ir.Module.create()
         clone = fn.clone(ip=ir.InsertionPoint(scratch.body))
         clone.attributes["sym_visibility"] = ir.StringAttr.get("public")
+        for decl in fn.parent.regions[0].blocks[0].operations:      # callees the kernel may name (checks)
+            decl = decl.operation
+            if decl.name == "func.func" and not decl.regions[0].blocks and \
+                    ir.StringAttr(decl.attributes["sym_name"]).value == CHECK:
+                decl.clone(ip=ir.InsertionPoint(scratch.body))
         PassManager.parse("builtin.module(func.func(linalg-generalize-named-ops))").run(scratch.operation)
         block = clone.regions[0].blocks[0]
         e = _Emitter(clone)
+        e.status = True if _calls(clone, CHECK) else None
         args = list(block.arguments)
         ret = [o.operation for o in block.operations][-1]
         xs = [f"x{i}" for i in range(len(args))]
@@ -435,31 +615,12 @@ def plan_scalar(fn: ir.Operation, kernel: str, *, soc: str, reason: str) -> Plan
                     v.owner.operation.name in ("linalg.generic", "tensor.pad", "tensor.extract_slice",
                                                "tensor.insert_slice"):
                 outputs[v] = e.new_buf(t.shape, _etype(t.element_type), ys[k])
+        if e.status is not None:
+            e.status = e.new_buf([4], "i64", f"y{len(ret.operands)}")
+            e.lines.append(f"for (int64_t k = 0; k < 4; ++k) {e.status.name}.SetValue(k, 0);  // no failed check")
         for op in list(block.operations):
             op = op.operation
-            if op.name in ("arith.constant", "tensor.empty"):
-                continue
-            if op.name == "linalg.generic":
-                e.generic(op, outputs)
-            elif op.name == "tensor.pad":
-                e.pad(op, outputs)
-            elif op.name == "tensor.extract":
-                e.extract(op)
-            elif op.name == "tensor.extract_slice":
-                e.extract_slice(op, outputs)
-            elif op.name == "tensor.insert_slice":
-                e.insert_slice(op, outputs)
-            elif op.name in ("tensor.expand_shape", "tensor.collapse_shape"):
-                src = e.value(op.operands[0])
-                shape = ir.RankedTensorType(op.results[0].type).shape
-                e.env[op.results[0]] = src if isinstance(src, tuple) else _Buf(src.name, shape, src.etype)
-            elif not op.regions and len(op.results) == 1 and \
-                    not isinstance(op.results[0].type, (ir.RankedTensorType, ir.UnrankedTensorType)) and \
-                    (op.name.startswith("arith.") or op.name.startswith("math.")):
-                local: dict = {}                          # scalar arithmetic outside the loops (seeds, offsets)
-                e.lines.append(e.scalar_op(op, local, []))
-                e.env[op.results[0]] = ("scalar", local[op.results[0]])
-            elif op.name == "func.return":
+            if op.name == "func.return":
                 for k, v in enumerate(op.operands):
                     if outputs.get(v) is not None and e.env.get(v) is outputs[v]:
                         continue
@@ -468,7 +629,7 @@ def plan_scalar(fn: ir.Operation, kernel: str, *, soc: str, reason: str) -> Plan
                     e.lines.append(f"// result {k}")
                     e.copy(v, dst)
             else:
-                raise Unsupported(f"'{op.name}' (scalar fallback)")
+                e.op(op, outputs)
     plan = Plan(kernel=kernel, func=ir.StringAttr(fn.attributes["sym_name"]).value, kind=kind_of(fn),
                 inputs=[(Value(f"in{i}", "full", "input", index=i), 0) for i in range(len(args))],
                 outputs=[(Value(f"out{k}", "full", "output", index=k), 0) for k in range(len(ret.operands))],
@@ -484,6 +645,12 @@ def plan_scalar(fn: ir.Operation, kernel: str, *, soc: str, reason: str) -> Plan
                    "out_dtypes": [npdt(v.type) for v in ret.operands]}
     plan.scalar = {"tiling": {"blockDim": 1, "workspaceBytes": max(32, e.ws)}, "lines": e.lines,
                    "consts": e.consts, "accesses": e.accesses, "reason": reason}
+    if e.status is not None:           # the check status: one more output, read and raised by the host runner
+        plan.outputs.append((Value(f"out{len(ret.operands)}", "full", "output", index=len(ret.operands), dtype="i64"), 0))
+        plan.shapes["out"].append([4])
+        plan.shapes["out_dtypes"].append("int64")
+        sites = fn.parent.attributes[SITES] if SITES in fn.parent.attributes else []
+        plan.scalar["check_sites"] = [ir.StringAttr(a).value for a in sites]
     return plan
 
 

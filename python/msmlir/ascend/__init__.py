@@ -86,6 +86,9 @@ class AscendKernel:
         emu = self.build()
         outs = emu.run(*inputs)
         self.report["measured"] = dict(emu.last_stats)
+        sites = (self.plan.scalar or {}).get("check_sites")
+        if sites is not None:
+            _raise_failed_check(self.name, outs.pop(), sites)
         return [np.reshape(o, shp) for o, shp in zip(outs, self.plan.shapes["out"])]
 
     def _run_group(self, inputs) -> list[np.ndarray]:
@@ -101,6 +104,16 @@ class AscendKernel:
                 measured[key] = max(measured.get(key, 0), v) if key.startswith("peak") else measured.get(key, 0) + v
         self.report["measured"] = measured
         return [np.reshape(env[("out", k)], shp) for k, shp in enumerate(self.plan.shapes["out"])]
+
+
+def _raise_failed_check(kernel: str, status, sites: list) -> None:
+    """The status output of a kernel with run-time checks (site, value, bound,
+    count; count 0: every check passed) raised as the CPU target raises it
+    (runtime/checks.py: IndexError at the op's location)."""
+    from ..runtime import checks
+    site, value, bound, count = (int(x) for x in status)
+    if count > 0:
+        raise checks.failure_error(sites, site, value, bound, count)
 
 
 class AscendProgram:

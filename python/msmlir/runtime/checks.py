@@ -51,8 +51,12 @@ def raise_failures(sites: list[str]) -> None:
     failures, _FAILED.list = getattr(_FAILED, "list", None) or [], []
     if not failures:
         return
-    site, value, bound, count = failures[0]
+    raise failure_error(sites, *failures[0])
+
+
+def failure_error(sites: list[str], site: int, value: int, bound: int, count: int) -> IndexError:
+    """The IndexError of one failed check (also raised by the Ascend host runner)."""
     where = sites[site] if 0 <= site < len(sites) else "a compiled op"
     more = f" ({count} indices are out of range)" if count > 1 else ""
-    raise IndexError(f"{where}: index {value} is out of range for an axis of size {bound} "
-                     f"(valid: {-bound} to {bound - 1}){more}")
+    return IndexError(f"{where}: index {value} is out of range for an axis of size {bound} "
+                      f"(valid: {-bound} to {bound - 1}){more}")
