@@ -291,6 +291,59 @@ class Tensor:
     def is_contiguous(self) -> bool:
         return True
 
+    # ---- MindSpore 2.10's host-side attributes (names from dir(mindspore.Tensor)) ------------
+    const_arg = False          # instances set it in __init__; the class default for _make's
+    is_meta = False            # no meta device: every msmlir tensor holds its data
+
+    @property
+    def data(self) -> "Tensor":
+        """A Tensor sharing this tensor's buffer (MindSpore: the data without autograd
+        history; msmlir records no history on tensors)."""
+        return Tensor.from_numpy(self._data)
+
+    @property
+    def device(self) -> str:
+        """'CPU': msmlir's tensors live in host memory (MindSpore 2.10 on CPU says 'CPU')."""
+        return "CPU"
+
+    def value(self) -> "Tensor":
+        """The tensor itself (MindSpore: the value of a tensor or a parameter)."""
+        return self
+
+    def data_ptr(self) -> int:
+        """The host address of the data (MindSpore on CPU: the host address)."""
+        return int(self._data.ctypes.data)
+
+    def data_sync(self, wait=True):
+        """No-op: host tensors are always in sync (MindSpore returns None)."""
+        return None
+
+    def is_shared(self) -> bool:
+        return False
+
+    def get_bytes(self) -> bytes:
+        """The raw data as bytes (C order)."""
+        return self._data.tobytes()
+
+    def set_dtype(self, dtype):
+        """Converts the data to `dtype` in place and returns the dtype (as MindSpore 2.10)."""
+        self._data = _owned(_check_np_dtype(self._data.astype(_np_dtype(dtype))))
+        return self.dtype
+
+    def to_(self, device=None, non_blocking=False) -> "Tensor":
+        """In-place `to(device)`: msmlir tensors stay in host memory; returns the tensor."""
+        return self
+
+    def set_(self, source=None, storage_offset=0, size=None, stride=None) -> "Tensor":
+        """Makes the tensor hold `source`'s data (a copy; shape and dtype follow it)."""
+        if source is None:
+            self._data = _owned(np.empty((0,), self._data.dtype))
+            return self
+        if storage_offset or size is not None or stride is not None:
+            raise ValueError("For 'Tensor.set_', storage_offset/size/stride are not supported: "
+                             "msmlir tensors own contiguous buffers")
+        return self.assign_value(source)
+
     # ---- host access ---------------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
         """The tensor's data as a numpy array (shares memory with the tensor)."""

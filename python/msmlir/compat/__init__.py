@@ -67,6 +67,9 @@ PARTIAL = {
     "nn:SyncBatchNorm": "one process: BatchNorm; training across MPI ranks raises "
                         "(no cross-rank statistics yet)",
     "ops:pad": "mode 'constant' only",
+    "ops:avg_pool2d": "ceil_mode=True, and divisor_override with pad_mode 'same' or "
+                      "count_include_pad=False, raise (nn.AvgPool2d / ops.window_pool2d "
+                      "compute them)",
     "ops:conv2d": "NCHW only",
     "ops:cross_entropy": "ignore_index honoured only with weight or label_smoothing",
     "ops:print_": "host callback inside jit",
@@ -180,7 +183,8 @@ PARTIAL = {
                       "host); inside jit an error at the user's line, as MindSpore's CPU "
                       "graph mode has no in-place operations"
        for n in ("add_", "sub_", "mul_", "div_", "floor_divide_", "remainder_", "addmm_",
-                 "clamp_", "copy_", "exp_", "floor_", "log_", "sigmoid_", "sign_", "tanh_",
+                 "clamp_", "copy_", "exp_", "floor_", "log_", "erfinv_", "sigmoid_", "sign_",
+                 "tanh_",
                  "zero_", "fill_", "fill_diagonal_", "index_add_", "index_copy_",
                  "index_fill_", "index_put_", "masked_fill_", "masked_scatter_", "put_",
                  "scatter_add_")},
@@ -207,6 +211,9 @@ PARTIAL = {
                       "live in host memory)" for n in ("storage", "untyped_storage")},
     "Tensor:storage_offset": "always 0: every msmlir Tensor owns a contiguous buffer",
     "Tensor:move_to": "a copy in host memory whatever `to`",
+    "Tensor:set_": "a copy of `source` (shape and dtype follow it); no storage_offset / "
+                   "size / stride views",
+    "Tensor:to_": "returns the tensor: msmlir's tensors stay in host memory",
     "Tensor:pin_memory": "returns the tensor (host memory, no page locking)",
     **{f"numpy:{n}": _DYNAMIC for n in ("argwhere", "intersect1d", "setdiff1d")},
     # functional twins / Primitive classes over the same implementations (ops/functional.py,

@@ -262,3 +262,21 @@ get_black_list get_white_list all_finite
 NAMES = {"mindspore": MINDSPORE, "ops": OPS, "ops.operations": PRIMITIVES, "nn": NN,
          "numpy": NUMPY, "Tensor": TENSOR, "train": TRAIN, "amp": AMP}
 NAMES = {k: list(dict.fromkeys(v.split())) for k, v in NAMES.items()}
+
+
+def _recorded():
+    """The public names of the real MindSpore 2.10.0 wheel (tools/ms_record_names.py run
+    with MindSpore's python; mindspore_names.json): fuller than the API docs."""
+    import json
+    from pathlib import Path
+    return json.loads((Path(__file__).with_name("mindspore_names.json")).read_text())
+
+
+RECORDED = _recorded()
+# a namespace takes the union of the documented and the recorded names when the recorded
+# list adds names (documented names the wheel no longer has stay, so older scripts count)
+for _ns, _names in RECORDED["names"].items():
+    _extra = [n for n in _names if n not in set(NAMES[_ns])]
+    if _extra:
+        NAMES[_ns] = NAMES[_ns] + _extra
+        SOURCES[_ns] += " + dir() of the " + RECORDED["source"].split(",")[0]

@@ -671,7 +671,7 @@ def unique(x, return_inverse=False):
     """The sorted distinct elements of x (flattened) and, with return_inverse, each
     element's position in them: a data-dependent output shape, so PyNative only
     (inside jit an error at the user's line), as msmlir.ops.unique."""
-    from ..ops.dynamic import unique as _unique
+    from ..ops.dynamic import unique_sorted as _unique
     if _b.current() is not None:
         _b.error("msmlir.numpy.unique: the output shape depends on the data; call it outside "
                  "jit (PyNative)", kind=RuntimeError)

@@ -116,12 +116,10 @@ def unsqueeze(input, dim):
 
 @primitive
 def squeeze(input, axis=None):
-    """Remove unit dims: those in `axis`, or all of them (ops.squeeze)."""
+    """Remove unit dims: those in `axis`, or all of them (ops.squeeze). A named dim
+    whose size is not 1 stays, as in MindSpore 2.10 (ops.squeeze and P.Squeeze)."""
     t = to_tensor(input)
-    axes = norm_axes(axis, t.ndim)
-    for a in axes:
-        if t.shape[a] != 1:
-            _b.error(f"squeeze: dim {a} has size {t.shape[a]}, not 1")
+    axes = [a for a in norm_axes(axis, t.ndim) if t.shape[a] == 1]
     if axis is None:
         if 1 not in t.shape:
             return t

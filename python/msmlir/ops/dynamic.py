@@ -64,8 +64,20 @@ def masked_select(input, mask):   # noqa: A002
 
 
 def unique(input):   # noqa: A002
-    """(y, idx): the distinct elements of `input`, ascending, and for each input
-    element its position in y, int32 in input's shape (ops.unique / P.Unique)."""
+    """(y, idx): the distinct elements of `input` in the order of their first
+    occurrence (MindSpore 2.10's CPU kernel for ops.unique / P.Unique; recorded), and for
+    each input element its position in y, int32 in input's shape."""
+    (x,) = _host("unique", input)
+    y, first, inv = np.unique(x, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")          # sorted position -> first-seen rank
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return (_wrap(y[order].astype(x.dtype)),
+            _wrap(rank[inv.reshape(-1)].reshape(x.shape).astype(np.int32)))
+
+
+def unique_sorted(input):   # noqa: A002
+    """(y, idx) with y ascending (Tensor.unique, torch-style sorted=True)."""
     (x,) = _host("unique", input)
     y, inv = np.unique(x, return_inverse=True)
     return _wrap(y.astype(x.dtype)), _wrap(inv.reshape(x.shape).astype(np.int32))

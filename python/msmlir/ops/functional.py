@@ -164,6 +164,79 @@ def var(input, axis=None, ddof=0, keepdims=False):
 
 
 @_primitive
+def cumprod(input, dim, dtype=None):
+    """Cumulative product along `dim` (ops.cumprod); int32 input gives int64 as
+    MindSpore 2.10's CPU kernel does."""
+    t = _ops.to_tensor(input)
+    if dtype is None and (t.dtype.is_int or t.dtype.is_bool):
+        dtype = _dt.int64
+    return _mnp.cumprod(t, dim, dtype)
+
+
+@_primitive
+def tril(input, diagonal=0):
+    """The lower triangle of the last two dims, the rest zeros (ops.tril)."""
+    return _mnp.tril(input, diagonal)
+
+
+@_primitive
+def triu(input, diagonal=0):
+    """The upper triangle of the last two dims, the rest zeros (ops.triu)."""
+    return _mnp.triu(input, diagonal)
+
+
+@_primitive
+def elu(input_x, alpha=1.0):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise (ops.elu)."""
+    neg = _ops.expm1(_ops.minimum(input_x, 0.0))
+    if alpha != 1.0:
+        neg = _ops.mul(neg, alpha)
+    return _ops.select(_ops.greater(input_x, 0.0), input_x, neg)
+
+
+@_primitive
+def erfinv(input):
+    """The inverse error function (ops.erfinv; Tensor.erfinv's implementation)."""
+    return _ops.to_tensor(input).erfinv()
+
+
+@_primitive
+def lgamma(input):
+    """log|Gamma(x)| (ops.lgamma; Tensor.lgamma's implementation)."""
+    return _ops.to_tensor(input).lgamma()
+
+
+@_primitive
+def baddbmm(input, batch1, batch2, beta=1, alpha=1):
+    """beta * input + alpha * (batch1 @ batch2) (ops.baddbmm)."""
+    return _ops.to_tensor(input).baddbmm(batch1, batch2, beta=beta, alpha=alpha)
+
+
+@_primitive
+def l1_loss(input, target, reduction="mean"):
+    """|input - target| reduced by 'mean' / 'sum' / 'none' (ops.l1_loss)."""
+    d = _ops.abs(_ops.sub(input, target))
+    if reduction == "none":
+        return d
+    if reduction == "sum":
+        return _ops.reduce_sum(d)
+    if reduction == "mean":
+        return _ops.reduce_mean(d)
+    raise ValueError(f"For 'l1_loss', reduction must be 'mean', 'sum' or 'none', got "
+                     f"{reduction!r}")
+
+
+@_primitive
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """sum(x1 * x2) / max(|x1| * |x2|, eps) along `dim` (ops.cosine_similarity, as
+    MindSpore 2.10 computes it: the product of the norms clamped)."""
+    w = _ops.reduce_sum(_ops.mul(x1, x2), dim)
+    n1 = _ops.reduce_sum(_ops.mul(x1, x1), dim)
+    n2 = _ops.reduce_sum(_ops.mul(x2, x2), dim)
+    return _ops.div(w, _ops.sqrt(_ops.maximum(_ops.mul(n1, n2), eps * eps)))
+
+
+@_primitive
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """Vector/matrix norm (ops.norm): ord None/'fro' (2-norm of the elements over
     `dim`, all by default), a number p (sum |x|^p)^(1/p) or +-inf (max/min |x|)
@@ -942,7 +1015,9 @@ _COMPOSED = list(_METHOD_OPS) + list(_HOST_METHOD_OPS) + [
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "atan2", "cosh", "sinh", "tan", "arccos",
     "arcsin", "arctan", "arctan2", "accumulate_n", "inv", "top_k", "scalar_to_array", "fills",
     "expand", "lerp", "logit", "xlogy", "xdivy", "truncate_div", "truncate_mod",
-    "approximate_equal", "isclose", "std", "var", "norm", "dot", "tensor_dot", "ger", "narrow",
+    "approximate_equal", "isclose", "std", "var", "cumprod", "tril", "norm", "dot", "tensor_dot",
+    "ger", "narrow", "triu", "elu", "erfinv", "lgamma", "baddbmm", "l1_loss",
+    "cosine_similarity",
     "count_nonzero", "diag", "repeat_elements", "meshgrid", "range", "dyn_shape",
     "inplace_update", "inplace_add", "inplace_sub", "matrix_band_part", "celu", "selu",
     "fast_gelu", "hardswish", "hardsigmoid", "hardshrink", "soft_shrink", "softshrink", "mish",

@@ -10,7 +10,7 @@ import msmlir.frontend.builder as _b
 from ..dialects.enums import PadMode, enum_case
 from ..frontend.trace import rng_offset
 from ._base import TensorValue, cast_to, emit, int_tuple, mindir, norm_axis, primitive, promote, to_tensor
-from .array import reshape
+from .array import pad, reshape
 from .math import bias_add, mul, neg, reduce_mean, reduce_sum
 from .primitive import Primitive
 
@@ -154,13 +154,19 @@ class Dropout(Primitive):
 
 @primitive
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
-    """One-hot encoding (ops.one_hot); the output dtype is on_value's (float32 for Python numbers)."""
+    """One-hot encoding (ops.one_hot); the output dtype is on_value's: a Tensor's dtype,
+    int64 for a Python int (the default 1: MindSpore 2.10), float32 for a Python float."""
     idx = to_tensor(indices, None if isinstance(indices, TensorValue) else _dt.int32)
     if not idx.dtype.is_int:
         _b.error(f"one_hot: indices must be an integer tensor, got {idx.dtype}")
     if not isinstance(depth, numbers.Integral) or isinstance(depth, bool) or depth < 0:
         _b.error(f"one_hot: depth must be a non-negative Python int, got {depth!r}")
-    dt = on_value.dtype if isinstance(on_value, TensorValue) else _dt.float32
+    if isinstance(on_value, TensorValue):
+        dt = on_value.dtype
+    elif isinstance(on_value, numbers.Integral) and not isinstance(on_value, bool):
+        dt = _dt.int64
+    else:
+        dt = _dt.float32
     on = to_tensor(on_value, dt)
     off = to_tensor(off_value, dt)
     if on.ndim:
@@ -259,10 +265,27 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, pad_mode="valid"):
 
 
 @primitive
-def avg_pool2d(input_x, kernel_size=1, stride=None, padding=0, pad_mode="valid"):
-    """2-D average pooling over NCHW, padding not counted (ops.avg_pool2d)."""
+def avg_pool2d(input_x, kernel_size=1, stride=None, padding=0, pad_mode="valid", *,
+               ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """2-D average pooling over NCHW (ops.avg_pool2d). As MindSpore 2.10, explicit
+    `padding` counts in the divisor unless count_include_pad=False (the zero-padded input
+    pooled 'valid'); divisor_override divides the window sums by that number instead."""
+    x = _float(input_x)
+    pad4 = _pad4(padding)
+    same = enum_case(PadMode, pad_mode, "pad_mode") == PadMode.same
+    if ceil_mode or (divisor_override and (same or (any(pad4) and not count_include_pad))):
+        _b.error("ops.avg_pool2d: ceil_mode, and divisor_override with pad_mode 'same' or "
+                 "count_include_pad=False, are computed by ops.window_pool2d (or "
+                 "nn.AvgPool2d)", kind=ValueError)
+    if count_include_pad and any(pad4) and not same:
+        x = pad(x, (pad4[2], pad4[3], pad4[0], pad4[1]))      # (left, right, top, bottom)
+        padding = 0
     k, attrs = _pool_attrs(kernel_size, stride, padding, pad_mode)
-    return emit(mindir.AvgPool2DOp, _float(input_x).value, k, **attrs)
+    out = emit(mindir.AvgPool2DOp, x.value, k, **attrs)
+    if divisor_override:
+        kk = _pair(kernel_size, "kernel_size")
+        out = mul(out, float(kk[0] * kk[1]) / float(divisor_override))
+    return out
 
 
 @primitive

@@ -20,7 +20,7 @@ from .. import ops as F
 from ..frontend import builder as _b
 from .dynamic import unique_consecutive as _unique_consecutive
 from .dynamic import bincount as _bincount, masked_select as _masked_select, \
-    nonzero as _nonzero, unique as _unique
+    nonzero as _nonzero, unique_sorted as _unique
 from . import functional as _fn   # noqa: F401  (loads the layer-5 functional ops into F)
 from ._base import const as _const, to_tensor as _t
 
@@ -1621,7 +1621,8 @@ _INPLACE_OF = {
                                                                 alpha=alpha),
     "clamp_": lambda x, min=None, max=None: x.clamp(min, max),   # noqa: A006
     "copy_": _copy_src, "exp_": lambda x: x.exp(), "floor_": lambda x: x.floor(),
-    "log_": lambda x: x.log(), "sigmoid_": lambda x: x.sigmoid(), "sign_": lambda x: x.sign(),
+    "log_": lambda x: x.log(), "erfinv_": lambda x: x.erfinv(),
+    "sigmoid_": lambda x: x.sigmoid(), "sign_": lambda x: x.sign(),
     "tanh_": lambda x: x.tanh(), "zero_": lambda x: F.zeros_like(x),
     "fill_": lambda x, value: F.full_like(x, value),
     "fill_diagonal_": lambda x, fill_value, wrap=False: x.fill_diagonal(fill_value, wrap),

@@ -496,7 +496,7 @@ DELEGATED = {
     # in place: PyNative only (the write into the tensor's buffer is on the host)
     **{n: "python" for n in (
         "add_", "sub_", "mul_", "div_", "floor_divide_", "remainder_", "addmm_", "clamp_",
-        "copy_", "exp_", "floor_", "log_", "sigmoid_", "sign_", "tanh_", "zero_", "fill_",
+        "copy_", "exp_", "floor_", "log_", "erfinv_", "sigmoid_", "sign_", "tanh_", "zero_", "fill_",
         "fill_diagonal_", "index_add_", "index_copy_", "index_fill_", "index_put_",
         "masked_fill_", "masked_scatter_", "put_", "scatter_", "scatter_add_", "bernoulli_",
         "exponential_", "normal_", "random_", "uniform_",

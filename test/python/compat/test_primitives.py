@@ -325,7 +325,9 @@ CASES = [
     ("Softplus", (), {}, lambda: (T(X23),), lambda x: np.log1p(np.exp(x))),
     ("Softsign", (), {}, lambda: (T(X23),), lambda x: x / (1 + np.abs(x))),
     ("SiLU", (), {}, lambda: (T(X23),), lambda x: x * _sigmoid(x)),
-    ("GeLU", (), {}, lambda: (T(X23),), lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2)))),
+    # MindSpore 2.10's GeLU kernel is the tanh approximation (recorded: mindspore_cases.py)
+    ("GeLU", (), {}, lambda: (T(X23),),
+     lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))),
     ("GELU", (), {}, lambda: (T(X23),), lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2)))),
     ("FastGeLU", (), {}, lambda: (T(X23),),
      lambda x: x / (1 + np.exp(-1.702 * np.abs(x))) * np.exp(0.851 * (x - np.abs(x)))),

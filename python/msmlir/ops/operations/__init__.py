@@ -82,8 +82,9 @@ def _softmax(fn, s, x):
 
 
 def _arg_with_value(fn, s, x):
+    """(index, value); the index is int64 as MindSpore 2.10's ArgMax/MinWithValue."""
     values, index = fn(x, s.axis, s.keep_dims)
-    return index, values
+    return F.cast(index, _dt.int64), values
 
 
 def _strided_slice(s, x, begin, end, strides):
@@ -925,7 +926,7 @@ TABLE = [
     ("Softplus", "", lambda s, x: F.softplus(x), "nn"),
     ("Softsign", "", lambda s, x: F.div(x, F.add(F.abs(x), 1.0)), "nn"),
     ("SiLU", "", lambda s, x: F.silu(x), "nn"),
-    ("GeLU", "", lambda s, x: F.gelu(x), "nn"),
+    ("GeLU", "", lambda s, x: F.gelu(x, approximate="tanh"), "nn"),   # MindSpore's kernel
     ("GELU", "", lambda s, x: F.gelu(x), "nn"),
     ("FastGeLU", "", lambda s, x: F.mul(x, F.sigmoid(F.mul(1.702, x))), "nn"),
     ("HSwish", "", lambda s, x: F.mul(x, F.div(F.relu6(F.add(x, 3.0)), 6.0)), "nn"),
@@ -1092,7 +1093,7 @@ TABLE = [
         x if dtype is None else F.cast(x, dtype), () if dim is None else dim, keepdim), "math"),
     ("SplitWithSize", "", lambda s, x, split_size, dim=0: tuple(F.split(x, list(split_size), dim)),
      "array"),
-    ("Gelu", "", lambda s, x: F.gelu(x), "nn"),
+    ("Gelu", "", lambda s, x: F.gelu(x, approximate="tanh"), "nn"),   # = GeLU in 2.10
     ("StackExt", "dim=0", lambda s, xs: F.stack(xs, s.dim), "array"),
     ("TopkExt", "", lambda s, x, k, dim=-1, largest=True, sorted=True: tuple(
         (v if i == 0 else F.cast(v, _dt.int64))

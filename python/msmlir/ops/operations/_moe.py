@@ -101,7 +101,7 @@ def _group_mask(t, g, k, inner):
     grouped = F.reshape(t, (n, g, e // g))
     score = F.reduce_sum(F.topk(grouped, inner, -1)[0], -1)             # (n, g)
     best = F.topk(score, k, -1)[1]                                      # (n, k)
-    chosen = F.reduce_sum(F.one_hot(best, g, 1, 0), 1)                  # (n, g) 0/1
+    chosen = F.reduce_sum(F.one_hot(best, g, 1.0, 0.0), 1)                  # (n, g) 0/1
     mask = F.broadcast_to(F.expand_dims(F.greater(chosen, 0), -1), (n, g, e // g))
     return F.reshape(mask, (n, e))
 
@@ -212,7 +212,7 @@ def moe_init_routing_v2(s, x, expert_idx, active_num=0, expert_capacity=0, exper
 
 def _expert_counts(experts, e):
     """(e,) int32: how many entries of the 1-D int tensor `experts` equal each expert."""
-    return F.reduce_sum(F.one_hot(F.cast(experts, _dt.int32), e, 1, 0), 0)
+    return F.reduce_sum(F.one_hot(F.cast(experts, _dt.int32), e, 1.0, 0.0), 0)
 
 
 def moe_compute_expert_tokens(s, sorted_experts, num_expert):
@@ -323,7 +323,7 @@ def moe_distribute_dispatch(s, x, expert_ids, ep_world_size, ep_rank_id, moe_exp
     flat = F.reshape(ei, (n,))
     keys, order = _stable_sort_keys(flat)
     expand_x = F.gather(xt, F.floor_div(order, k), 0)
-    onehot = F.one_hot(flat, e, 1, 0)                                  # (n, e)
+    onehot = F.one_hot(flat, e, 1.0, 0.0)                                  # (n, e)
     before = F.sub(F.cumsum(onehot, 0), onehot)                        # earlier slots, same e
     expand_idx = F.reduce_sum(F.mul(before, onehot), 1)
     counts = F.reduce_sum(onehot, 0)
