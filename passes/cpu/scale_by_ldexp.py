@@ -11,6 +11,10 @@ integer read from the magic-number sum t (n = bitcast(t) - bits(1.5*2^23))
 and the vector has 16 lanes, `llvm.x86.avx512.mask.scalef.ps.512(y, t -
 1.5*2^23)`, i.e. vscalefps by the same n as a float (the exp already
 computes that float for its range reduction: 1 instruction instead of 9);
+on 16 * 2^k lanes (an exp in a 64-wide reduction loop: log_softmax's sum of
+exp(x - m)) one such scale per 16-lane slice, the slices cut and joined by
+shufflevectors that the back end folds (log_softmax 128x1024 in L2, t=1:
+36-37 -> 34-35 us; it was llvm.ldexp, 2 instructions more per vector);
 otherwise `llvm.ldexp(y, n)`, which the X86 back end lowers to vcvtdq2ps +
 vscalefps. The result is the same: all round once (the first product is
 exact), and give +inf on overflow and subnormals / 0 below; for n out of
@@ -127,9 +131,18 @@ def _magic_sum(n: ir.Value) -> ir.Value | None:
         return None
     t = bc.operands[0]
     vt = t.type
-    if not (_f32_vector(vt) and ir.VectorType(vt).shape == [16]):
-        return None
+    lanes = ir.VectorType(vt).shape[0] if _f32_vector(vt) else 0
+    if lanes < 16 or lanes % 16 or (lanes // 16) & (lanes // 16 - 1):
+        return None     # (16 * 2^k lanes: slices of 16, joined pairwise)
     return t
+
+
+def _scalef16(y: ir.Value, nf: ir.Value) -> ir.Value:
+    i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
+    all_lanes = llvm.mlir_constant(ir.IntegerAttr.get(i16, -1))
+    cur_direction = llvm.mlir_constant(ir.IntegerAttr.get(i32, 4))
+    return llvm.call_intrinsic(y.type, "llvm.x86.avx512.mask.scalef.ps.512",
+                               [y, nf, y, all_lanes, cur_direction], [], [])
 
 
 def _scale(y: ir.Value, n: ir.Value, result_type: ir.Type) -> ir.Value:
@@ -142,11 +155,24 @@ def _scale(y: ir.Value, n: ir.Value, result_type: ir.Type) -> ir.Value:
     magic = llvm.mlir_constant(ir.DenseElementsAttr.get_splat(
         t.type, ir.FloatAttr.get(f32, EXP_MAGIC)))
     nf = llvm.fsub(t, magic)     # exact: t - magic is the integer n (CSE'd with the exp's own)
-    i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
-    all_lanes = llvm.mlir_constant(ir.IntegerAttr.get(i16, -1))
-    cur_direction = llvm.mlir_constant(ir.IntegerAttr.get(i32, 4))
-    return llvm.call_intrinsic(result_type, "llvm.x86.avx512.mask.scalef.ps.512",
-                               [y, nf, y, all_lanes, cur_direction], [], [])
+    lanes = ir.VectorType(t.type).shape[0]
+    if lanes == 16:
+        return _scalef16(y, nf)
+    # wider (a 64-lane exp in a reduction loop): one scale per 16-lane
+    # slice, slices taken and joined by shuffles that the X86 back end
+    # folds (each slice is one zmm register of the legalized vector)
+    v16 = ir.VectorType.get([16], f32)
+    parts = [_scalef16(llvm.shufflevector(v16, y, y, list(range(c, c + 16))),
+                       llvm.shufflevector(v16, nf, nf, list(range(c, c + 16))))
+             for c in range(0, lanes, 16)]
+    while len(parts) > 1:
+        joined = []
+        for a, b in zip(parts[::2], parts[1::2]):
+            w = ir.VectorType(a.type).shape[0]
+            joined.append(llvm.shufflevector(ir.VectorType.get([2 * w], f32), a, b,
+                                             list(range(2 * w))))
+        parts = joined
+    return parts[0]
 
 
 def _erase_dead(ops: list[ir.Operation]) -> None:

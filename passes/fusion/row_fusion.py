@@ -40,7 +40,11 @@ IEEE maximumf is four instructions on x86: compare, unordered compare, mask
 or, blend). Why that is exact here: m only shifts x before exp; with no NaN
 in the row both give the same m, and with a NaN the NaN's exp makes s NaN,
 so every e / s is NaN either way. The exp gets the NONPOSITIVE mark (x - m
-<= 0 or NaN: fast-math's exp leaves out its upper clamp).
+<= 0 or NaN: fast-math's exp leaves out its upper clamp). log_softmax
+clusters ((x - m) - log(s), s = sum of exp(x - m)) get the same marks: a
+NaN in the row makes s and so every result NaN, and a -0/+0 tie (the only
+case where the two maxima differ without a NaN) gives +-0 - log(s) with
+s >= 2, the same value.
 """
 from __future__ import annotations
 
@@ -458,14 +462,92 @@ def _is_softmax_max(r: ir.Operation, members: list[ir.Operation]) -> bool:
     return True
 
 
+def _shift_arg(op: ir.Operation, sub: ir.Operation, x: ir.Value, m: ir.Value, r: ir.Operation) -> bool:
+    """Whether `sub` (in `op`'s body) is x[row, j] - m[row] with x and m read
+    at the maps the max `r` reads x and writes m at, and m's body argument
+    used by `sub` alone."""
+    if sub.name != "arith.subf":
+        return False
+    lr = loop_info(r)
+    row_map, red_map = lr.maps[0], lr.maps[1]
+    margs, xargs = _arg_of(op, m), _arg_of(op, x)
+    return (len(margs) == 1 and margs[0][1] == red_map and sub.operands[1] == margs[0][0]
+            and len(list(margs[0][0].uses)) == 1
+            and any(sub.operands[0] == a and mp == row_map for a, mp in xargs))
+
+
+def _log_softmax_users(r: ir.Operation, members: list[ir.Operation]) -> list[ir.Operation] | None:
+    """The sums of exp(x - m) of a log_softmax's max `r` (m[row] = max of x),
+    when m only shifts: its users are those sums over r's loops (body
+    exp(x - m) + acc) and elementwise ops over r's loops whose body is
+    (x - m) - log(s), s such a sum (a NaN in the row makes s NaN, so
+    every result of the row is NaN whatever m is, as with softmax; -0/+0
+    ties give +-0 - log(s) with s >= 2: the same value). Else None."""
+    x = _row_reduction(r, "arith.maximumf")
+    if x is None:
+        return None
+    m = r.results[0]
+
+    def in_cluster(op):
+        return any(op == q for q in members)
+    users = _only_uses(m)
+    sums, outs = [], []
+    for u in users:
+        if not in_cluster(u) or len(u.results) != 1:
+            return None
+        body, args = _body(u)
+        if [o.name for o in body] == ["arith.subf", "math.exp", "arith.addf", "linalg.yield"]:
+            sub, exp, add, y = body
+            li, lr = loop_info(u), loop_info(r)
+            n_in = len(u.operands) - 1
+            if (li.ranges != lr.ranges or li.iterators != lr.iterators or n_in != 2
+                    or li.maps[-1] != lr.maps[1] or not _shift_arg(u, sub, x, m, r)
+                    or exp.operands[0] != sub.results[0] or len(list(sub.results[0].uses)) != 1
+                    or set(add.operands) != {exp.results[0], args[-1]}
+                    or y.operands[0] != add.results[0]):
+                return None
+            sums.append(u)
+        else:
+            outs.append(u)
+    if not sums:
+        return None
+    red_map, row_map = loop_info(r).maps[1], loop_info(r).maps[0]
+    for u in outs:
+        if not _elementwise_like(u, r) or loop_info(u).maps[-1] != row_map:
+            return None
+        body, _ = _body(u)
+        if len(body) != 4 or body[-1].name != "linalg.yield":
+            return None
+        sub = next((o for o in body if o.name == "arith.subf" and _shift_arg(u, o, x, m, r)), None)
+        lg = next((o for o in body if o.name == "math.log"), None)
+        if sub is None or lg is None:
+            return None
+        sargs = [a for su in sums for a, mp in _arg_of(u, su.results[0]) if mp == red_map]
+        if len(sargs) != 1 or lg.operands[0] != sargs[0] or len(list(sargs[0].uses)) != 1:
+            return None
+        out = next((o for o in body if o not in (sub, lg)), None)
+        if (out is None or out.name != "arith.subf" or out.operands[0] != sub.results[0]
+                or out.operands[1] != lg.results[0] or body[-1].operands[0] != out.results[0]):
+            return None
+    return sums
+
+
 def _mark_softmax(members: list[ir.Operation]) -> None:
-    """Marks the max of each softmax among `members` SHIFT_ONLY and its
-    exps NONPOSITIVE (x - max <= 0, or NaN)."""
+    """Marks the max of each softmax or log_softmax among `members`
+    SHIFT_ONLY and its exps NONPOSITIVE (x - max <= 0, or NaN)."""
     for r in members:
         if _is_softmax_max(r, members):
             body, _ = _body(r)
             body[0].attributes[SHIFT_ONLY] = ir.UnitAttr.get()
             for e in _only_uses(r.results[0]):
+                ebody, _ = _body(e)
+                ebody[1].attributes[NONPOSITIVE] = ir.UnitAttr.get()
+            continue
+        sums = _log_softmax_users(r, members)
+        if sums:
+            body, _ = _body(r)
+            body[0].attributes[SHIFT_ONLY] = ir.UnitAttr.get()
+            for e in sums:
                 ebody, _ = _body(e)
                 ebody[1].attributes[NONPOSITIVE] = ir.UnitAttr.get()
 
