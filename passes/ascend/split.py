@@ -143,6 +143,16 @@ def plan_split(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan
     args = list(block0.arguments)
     parts = [(v1, [("arg", i) for i in range(len(args))], [("out", k) for k in early] + [("ws", 0)]),
              (v2, [("arg", i) for i in range(len(args))] + [("ws", 0)], [("out", k) for k in late])]
+    return _group_plan(fn, kernel, func, soc, parts, [partial_shape])
+
+
+# ----------------------------------------------------------------------------- independent parts
+def _group_plan(fn, kernel: str, func: str, soc: str, parts: list, workspaces: list) -> Plan:
+    """The Plan of a kernel run as several launches (`parts`: (kernel, inputs,
+    outputs) over the group's arguments, outputs and `workspaces`)."""
+    block0 = fn.regions[0].blocks[0]
+    args = list(block0.arguments)
+    ret0 = [o.operation for o in block0.operations][-1]
     plan = Plan(kernel=kernel, func=func, kind=kind_of(fn),
                 inputs=[(Value(f"in{i}", "full", "input", index=i), 0) for i in range(len(args))],
                 outputs=[(Value(f"out{k}", "full", "output", index=k), 0) for k in range(len(ret0.operands))],
@@ -151,11 +161,10 @@ def plan_split(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan
     plan.shapes = {"in": [list(ir.RankedTensorType(x.type).shape) for x in args],
                    "out": [list(ir.RankedTensorType(v.type).shape) for v in ret0.operands]}
     plan.parts = parts
-    plan.workspaces = [partial_shape]
+    plan.workspaces = workspaces
     return plan
 
 
-# ----------------------------------------------------------------------------- independent parts
 def _components(fn) -> list[list[int]]:
     """The kernel's results grouped by the connected components of its ops
     (values flowing between ops; arguments and constants shared freely): a
@@ -229,13 +238,4 @@ def plan_parts(fn: ir.Operation, kernel: str, *, soc: str, build_vector) -> Plan
             except Unsupported:
                 for outs in same:
                     parts.append(part(outs, len(parts)))
-    plan = Plan(kernel=kernel, func=ir.StringAttr(fn.attributes["sym_name"]).value, kind=kind_of(fn),
-                inputs=[(Value(f"in{i}", "full", "input", index=i), 0) for i in range(len(args))],
-                outputs=[(Value(f"out{k}", "full", "output", index=k), 0) for k in range(len(ret0.operands))],
-                tiling=None, full_slots=0, row_slots=0, reduces=False, compute=[], row_pre=[], scalars=[],
-                cols=[], soc=soc)
-    plan.shapes = {"in": [list(ir.RankedTensorType(x.type).shape) for x in args],
-                   "out": [list(ir.RankedTensorType(v.type).shape) for v in ret0.operands]}
-    plan.parts = parts
-    plan.workspaces = []
-    return plan
+    return _group_plan(fn, kernel, ir.StringAttr(fn.attributes["sym_name"]).value, soc, parts, [])

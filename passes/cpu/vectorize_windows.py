@@ -495,6 +495,23 @@ def _divisors(e) -> set[int]:
     return out
 
 
+def _task_slice(m: ir.AffineMap, result_type, split: int, lo: str, chunk: int):
+    """(shape, offsets, sizes) of one scf.forall task's slice of an output
+    whose indexing map is `m`: `chunk` rows from `lo` along loop `split`, the
+    whole extent of every other dim."""
+    shape = list(ir.RankedTensorType(result_type).shape)
+    offs, sizes = [], []
+    for j, r in enumerate(m.results):
+        if r.position == split:
+            offs.append(lo)
+            sizes.append(str(chunk))
+            shape[j] = chunk
+        else:
+            offs.append("0")
+            sizes.append(str(shape[j]))
+    return shape, offs, sizes
+
+
 def emit_rows(op: ir.Operation, threads: int) -> str | None:
     """Rewrites a window generic as loops over its other dims with a vector
     of `v` lanes (a power of two, or a multiple of the window's divisors;
@@ -593,17 +610,7 @@ def emit_rows(op: ir.Operation, threads: int) -> str | None:
         sl = []
         sl_types = []
         for k in range(n_out):
-            m = li.maps[n_in + k]
-            shape = list(ir.RankedTensorType(op.results[k].type).shape)
-            offs, sizes = [], []
-            for j, r in enumerate(m.results):
-                if r.position == split:
-                    offs.append(lo)
-                    sizes.append(chunk)
-                    shape[j] = chunk
-                else:
-                    offs.append("0")
-                    sizes.append(str(shape[j]))
+            shape, offs, sizes = _task_slice(li.maps[n_in + k], op.results[k].type, split, lo, chunk)
             st = f"tensor<{'x'.join(map(str, shape))}x{ir.RankedTensorType(op.results[k].type).element_type}>"
             s = T.op(f"tensor.extract_slice {shared[k]}[{', '.join(offs)}] [{', '.join(map(str, sizes))}] "
                      f"[{', '.join('1' for _ in sizes)}] : {out_types[k]} to {st}")
@@ -794,16 +801,7 @@ def emit_rows(op: ir.Operation, threads: int) -> str | None:
     if split is not None:
         L.append("scf.forall.in_parallel {")
         for k in range(n_out):
-            m = li.maps[n_in + k]
-            shape = list(ir.RankedTensorType(op.results[k].type).shape)
-            offs, sizes = [], []
-            for j, r in enumerate(m.results):
-                if r.position == split:
-                    offs.append(lo)
-                    sizes.append(str(chunk))
-                else:
-                    offs.append("0")
-                    sizes.append(str(shape[j]))
+            _, offs, sizes = _task_slice(li.maps[n_in + k], op.results[k].type, split, lo, chunk)
             L.append(f"tensor.parallel_insert_slice {vals[k]} into {shared[k]}[{', '.join(offs)}] "
                      f"[{', '.join(sizes)}] [{', '.join('1' for _ in sizes)}] : {cur_types[k]} into {out_types[k]} loc(#L)")
         L.append("} loc(#L)")
