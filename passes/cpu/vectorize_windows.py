@@ -495,6 +495,19 @@ def _divisors(e) -> set[int]:
     return out
 
 
+def _open_for(L: list, T, lo: str, hi: str, step: str, carried: list, types: list):
+    """Appends the head of an `scf.for` from lo to hi by step that carries
+    `carried` (of `types`) to L; returns (its induction variable, the carried
+    values' names inside it, the name of its results)."""
+    i = T.new()
+    accs = [T.new() for _ in carried]
+    res = T.new()
+    inits = ", ".join(f"{a} = {c}" for a, c in zip(accs, carried))
+    L.append(f"{res}:{len(carried)} = scf.for {i} = {lo} to {hi} step {step} iter_args({inits}) "
+             f"-> ({', '.join(types)}) {{")
+    return i, accs, res
+
+
 def _task_slice(m: ir.AffineMap, result_type, split: int, lo: str, chunk: int):
     """(shape, offsets, sizes) of one scf.forall task's slice of an output
     whose indexing map is `m`: `chunk` rows from `lo` along loop `split`, the
@@ -621,12 +634,7 @@ def emit_rows(op: ir.Operation, threads: int) -> str | None:
     loop_results_stack = []
     for d in par:
         n = chunk if d == split else ranges[d]
-        i = T.new()
-        accs = [T.new() for _ in cur]
-        res = T.new()
-        inits = ", ".join(f"{a} = {c}" for a, c in zip(accs, cur))
-        L.append(f"{res}:{len(cur)} = scf.for {i} = {c0} to {cidx(n)} step {c1} iter_args({inits}) "
-                 f"-> ({', '.join(cur_types)}) {{")
+        i, accs, res = _open_for(L, T, c0, cidx(n), c1, cur, cur_types)
         loop_results_stack.append((res, len(cur)))
         if d == split:
             iv[d] = T.op(f"arith.addi {local[split]}, {i} : index")
@@ -638,12 +646,7 @@ def emit_rows(op: ir.Operation, threads: int) -> str | None:
     rng = ranges[inner]
     tiles = -(-rng // v)
     if tiles > 1:
-        t = T.new()
-        accs = [T.new() for _ in cur]
-        res = T.new()
-        inits = ", ".join(f"{a} = {c}" for a, c in zip(accs, cur))
-        L.append(f"{res}:{len(cur)} = scf.for {t} = {c0} to {cidx(rng)} step {cidx(v)} iter_args({inits}) "
-                 f"-> ({', '.join(cur_types)}) {{")
+        t, accs, res = _open_for(L, T, c0, cidx(rng), cidx(v), cur, cur_types)
         loop_results_stack.append((res, len(cur)))
         iv[inner] = t
         cur = accs
@@ -701,12 +704,7 @@ def emit_rows(op: ir.Operation, threads: int) -> str | None:
         if ranges[d] == 1:
             iv[d] = c0
             continue
-        i = T.new()
-        accs = [T.new() for _ in vaccs]
-        res = T.new()
-        inits = ", ".join(f"{a} = {c}" for a, c in zip(accs, vaccs))
-        L.append(f"{res}:{n_out} = scf.for {i} = {c0} to {cidx(ranges[d])} step {c1} iter_args({inits}) "
-                 f"-> ({', '.join(vtypes)}) {{")
+        i, accs, res = _open_for(L, T, c0, cidx(ranges[d]), c1, vaccs, vtypes)
         red_stack.append(res)
         iv[d] = i
         vaccs = accs
