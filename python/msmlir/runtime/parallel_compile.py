@@ -58,7 +58,7 @@ from mlir import ir
 
 from . import llvm_codegen
 
-__all__ = ["jobs", "tools", "plan", "compile_objects", "ParallelCompileError"]
+__all__ = ["jobs", "plan", "compile_objects", "ParallelCompileError"]
 
 # A module smaller than this (LLVM dialect ops) goes to the ExecutionEngine:
 # linking and loading a library (~5-10 ms) and -O1 save less than they cost
@@ -150,30 +150,6 @@ def _idle_cpus() -> float | None:
     if elapsed < WINDOW_S or now[1] <= total0:
         return None
     return max(0.0, now[0] - idle0) / elapsed
-
-
-_TOOLS: dict = {}
-
-
-def tools() -> tuple[str, str, str] | None:
-    """(mlir-translate, opt, llc) of the pinned wheels, or None (the
-    compile itself runs in process; tests and tools run these)."""
-    if "t" not in _TOOLS:
-        found = None
-        try:
-            import mlir
-            for p in list(mlir.__path__):
-                site = os.path.dirname(p)
-                cand = (os.path.join(site, "mlir", "bin", "mlir-translate"),
-                        os.path.join(site, "llvm", "bin", "opt"),
-                        os.path.join(site, "llvm", "bin", "llc"))
-                if all(os.access(c, os.X_OK) for c in cand):
-                    found = cand
-                    break
-        except Exception:  # noqa: BLE001
-            found = None
-        _TOOLS["t"] = found
-    return _TOOLS["t"]
 
 
 def _functions(module: ir.Module, nested: bool = False):

@@ -27,6 +27,7 @@ from msmlir.passes.registry import option_defaults
 from msmlir.runtime import parallel_compile
 
 from cg_helpers import compile_with, ttype
+from support.llvm_tools import llvm_tools
 
 pytestmark = pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
                                 reason="streaming stores: x86-64 only")
@@ -186,7 +187,7 @@ def test_kernels_marked_and_fenced(name):
 def test_x86_code_streams():
     """The layernorm kernel's x86 code (translated and compiled by the pinned
     mlir-translate / llc for AVX-512): vmovntps zmm stores and an sfence."""
-    tools = parallel_compile.tools()
+    tools = llvm_tools()
     if tools is None:
         pytest.skip("mlir-translate / llc not installed")
     translate, _, llc = tools
