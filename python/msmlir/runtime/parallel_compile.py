@@ -88,8 +88,8 @@ def jobs() -> int:
     more threads than free cores only add switching (and their memory).
 
     Idle CPUs are measured over the compile so far (`mark` at its start,
-    /proc/stat's idle time since): this process kept one CPU busy then and
-    waits while the tools run, so it counts as free. Without a window of at
+    /proc/stat's idle time since): the CPU this process kept busy then
+    (the MLIR stages) is the one its workers start on, so it counts as free. Without a window of at
     least WINDOW_S, the 1-minute load average stands in for the other
     processes' load; it also counts what this process tree ran in the last
     minute (a benchmark's previous case keeps it near 1 on an idle machine:
