@@ -35,7 +35,7 @@ parallel_compile.MIN_OPS ops is translated and compiled in process (upstream's
 translation and LLVM's C API, runtime/llvm_codegen.py, on MSMLIR_COMPILE_JOBS
 worker threads: default the cores other processes left idle during the compile
 so far, at most 8; the calls release the GIL) and linked into a shared library
-(the form the disk cache stores), with LLVM's -O1 pipeline for vectorized
+(the form the disk cache stores), with LLVM's -O1 function simplification for vectorized
 functions (runtime/parallel_compile.py says why); a small module or one with
 host callbacks uses the in-process ExecutionEngine. Both give bit-identical
 results (test/python/runtime/test_parallel_compile.py).

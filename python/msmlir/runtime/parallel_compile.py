@@ -43,7 +43,8 @@ vectorizer and unroller are what make such code fast. Why: on vectorized
 code O2/O3 add loop vectorization, SLP and more unrolling, which cost ~25% of
 LLVM's time (LeNet5's train step: 1.18 -> 0.91 s CPU) for no measurable speed
 (B5/B6 steps equal: min of 400 steps, both versions interleaved in one
-process).
+process); VECTOR_PASSES is O1's function simplification alone (~20-25% less
+again, same steps; see there).
 """
 from __future__ import annotations
 
@@ -74,8 +75,36 @@ GROUPS_PER_JOB = 3
 # the others.
 MIN_SCALAR_OPS = 2000
 # The pass pipeline of functions with vector code (see the module docstring):
-# `opt -O1`'s.
-VECTOR_PASSES = "default<O1>"
+# `opt -O1`'s function simplification (its passes and options, as
+# `opt -passes='default<O1>' -print-pipeline-passes` prints them) without
+# O1's two other parts, the inliner's call-graph walk (kernels are called
+# from other modules; the host only calls them) and the module optimization
+# tail (loop-load-elim, loop-vectorize forced-only, vector-combine,
+# loop-unroll<O1>, more instcombine/licm rounds), and without indvars (16% of
+# what was left; the code generator's loop strength reduction rewrites the
+# induction variables anyway). Why: on code msmlir vectorized and unrolled
+# they cost ~40% of the passes' CPU time and gave nothing. LLVM stage (passes
+# + code generation, one thread's CPU, min of 5 interleaved, load ~13): B5
+# 320 -> 245 ms, B6 865 -> 679 ms; steps equal (min of 300-400, builds
+# interleaved in one process: B5 2.738 vs 2.825 ms for default<O1>, B6 2.562
+# vs 2.536-2.547 at load 13), losses bit-identical.
+_SIMPLIFYCFG = "simplifycfg<switch-range-to-icmp>"
+_INSTCOMBINE = "instcombine<max-iterations=1;no-verify-fixpoint>"
+VECTOR_PASSES = ",".join([
+    "function(lower-expect,simplifycfg,sroa<modify-cfg>,early-cse)",
+    "ipsccp,called-value-propagation,globalopt",
+    "function(" + ",".join([
+        "mem2reg", _INSTCOMBINE, _SIMPLIFYCFG,
+        "sroa<modify-cfg>", "early-cse<memssa>", _SIMPLIFYCFG, _INSTCOMBINE, _SIMPLIFYCFG,
+        "reassociate",
+        "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
+        "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,"
+        "simple-loop-unswitch<no-nontrivial;trivial>)",
+        _SIMPLIFYCFG, _INSTCOMBINE,
+        "loop(loop-idiom,loop-deletion,loop-unroll-full)",
+        "sroa<modify-cfg>", "memcpyopt", "sccp", "bdce", _INSTCOMBINE, "adce", _SIMPLIFYCFG,
+        _INSTCOMBINE,
+        "loop-mssa(licm<allowspeculation>)"]) + ")"])
 
 
 class ParallelCompileError(RuntimeError):
