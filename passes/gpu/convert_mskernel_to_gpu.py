@@ -104,8 +104,22 @@ loaded before the compute phase, stored to the other stage after it.
 Not yet: conv tiling of f32 / small / dilated convolutions (one thread per
 output), split-K for matmuls (a matmul with few output tiles gets small
 tiles instead), swizzled shared layouts (a cp.async k-contiguous B tile is
-read with 2-way bank conflicts), the polyhedral schedule
-(mskernel-poly-schedule{target=gpu}).
+read with 2-way bank conflicts).
+
+`poly-schedule=true`: a kernel that needs none of the strategies above (no
+contraction, row or scalar reduction; its buffers not aliased) is mapped from
+its isl schedule instead (schedule_mapping.py: mskernel-poly-schedule's
+target=gpu tiles and blocks/threads marks); one the schedule declines (not
+representable, a serial tile loop between the block and thread loops, views
+of one buffer) keeps the matcher. Either way a remark says why the matcher
+maps a kernel.
+
+Per-kernel limits: a kernel function carrying `mskernel.gpu_plan = {threads
+= N, outputs = R}` (what msmlir.gpu.replan sets after ptxas reported a spill
+or a limit) is mapped with at most N threads per block and, for a tiled
+contraction, register tiles of at most R outputs per thread. Each kernel's
+mapping is described in `mskernel.gpu_mapping` (a contraction's tiles, the
+schedule's blocks/threads), which the re-plan remarks quote.
 
 Diagnostics (errors, pass fails): a kernel with dynamic shapes; compute
 (linalg ops, parallel loops) outside a kernel function (run mindir-graph-kernel-fusion /
@@ -122,7 +136,8 @@ from mlir.passmanager import PassManager
 
 from ..common.transform import ANY, Script, apply_script
 from ..registry import Option, PassFailure, pipeline_pass_manager, register_pass
-from . import conv, mma
+from ..common.diagnostics import emit_remark
+from . import conv, mma, schedule_mapping
 from .loops import (  # noqa: F401 (re-exported: the mapping's limits and helpers)
     MAX_THREADS, MAX_GRID_YZ, MAX_BLOCK_Z, MIN_BLOCKS, WARP, _THREAD_IDS, _PHASES,
     _SHARED, _LOCAL, _NO_BARRIER, _and, _block_grid, _clone, _const, _coords, _groups,
@@ -130,6 +145,8 @@ from .loops import (  # noqa: F401 (re-exported: the mapping's limits and helper
     _guarded, _index, _new_parallel, _thread_loop, _tile_element, _walk)
 
 KERNEL_ATTR = "mskernel.kind"
+PLAN_ATTR = "mskernel.gpu_plan"         # per-kernel limits of a ptxas re-plan
+ATTR_MAPPING = schedule_mapping.ATTR_MAPPING
 _TAG = "msmlir.gpu_interchange"
 
 # Kernel top-level ops that stay on the host side of the launches.
@@ -563,7 +580,7 @@ _TILE_LEVELS = [(128, 8), (64, 4), (32, 2), (16, 1)]   # (tile side, outputs per
 
 
 def plan_matmul(M: int, N: int, K: int, threads: int, batch: int = 1,
-                ) -> tuple[int, int, int, int, int]:
+                max_outputs: int = 64) -> tuple[int, int, int, int, int]:
     """(TM, TN, RM, RN, TK): a block computes a TM x TN output tile, each of its
     (TM/RM) x (TN/RN) threads an RM x RN register tile (outputs strided by the
     thread counts), K stepped by TK through shared memory. Each side starts at
@@ -596,6 +613,11 @@ def plan_matmul(M: int, N: int, K: int, threads: int, batch: int = 1,
             TN //= 2
         else:
             break
+    while RM * RN > max_outputs:      # a re-plan after ptxas spilled (msmlir.gpu.replan)
+        if RM >= RN:
+            RM, TM = RM // 2, TM // 2
+        else:
+            RN, TN = RN // 2, TN // 2
     TK = min(8 if RM * RN >= 64 else 16, _pow2ceil(K))
     return TM, TN, RM, RN, TK
 
@@ -710,7 +732,7 @@ def _match_matmul(p: ir.Operation) -> dict | None:
 
 
 def _map_matmul(p: ir.Operation, m: dict, threads: int, launch_ops: bool = False,
-                cp_async: bool = True) -> bool:
+                cp_async: bool = True, max_outputs: int = 64) -> bool:
     """The tiled contraction: a block per TM x TN output tile (batch dims: a
     block each), a thread per RM x RN register tile, K stepped by TK with the
     A and B tiles staged through shared memory. Phases, as sibling thread
@@ -729,7 +751,8 @@ def _map_matmul(p: ir.Operation, m: dict, threads: int, launch_ops: bool = False
     dm, dn = m["dims"]["m"], m["dims"]["n"]
     M, N, K = ubs[dm], ubs[dn], m["K"]
     batch = math.prod(ubs[d] for d in range(len(ubs)) if d not in (dm, dn))
-    TM, TN, RM, RN, TK = plan_matmul(M, N, K, threads, batch)
+    TM, TN, RM, RN, TK = plan_matmul(M, N, K, threads, batch, max_outputs)
+    _note(p, f"matmul tiles {TM}x{TN}, {RM}x{RN} outputs per thread, k step {TK}")
     TY, TX = TM // RM, TN // RN
     T = TX * TY
     nd = len(ubs)
@@ -1336,15 +1359,82 @@ def _aliased_kernels(module: ir.Operation) -> set[str]:
     return out
 
 
+def _strategy(kernel: ir.Operation, block_reductions: bool, tile_matmul: bool) -> str | None:
+    """Which of the matcher's own strategies a bufferized kernel needs (a
+    contraction's shared-memory tiles, a row's block reduction), judged on a
+    clone's parallel loops; None: only generic loops."""
+    clone = kernel.clone(ir.InsertionPoint(kernel))
+    try:
+        _run(clone, "func.func(convert-linalg-to-parallel-loops,canonicalize,cse)")
+        for o in clone.regions[0].blocks[0].operations:
+            o = o.operation
+            if o.name == "scf.for" and not len(o.results):
+                return "a reduction to a scalar (block reduction)"
+            if o.name != "scf.parallel":
+                continue
+            if tile_matmul and _match_matmul(o) is not None:
+                return "a contraction (shared-memory / tensor-core tiles)"
+            if block_reductions and _match_row_reduction(o) is not None:
+                return "a row reduction (block reduction)"
+        return None
+    finally:
+        clone.erase()
+
+
+def _poly_map(kernel: ir.Operation, threads: int, block_reductions: bool, tile_matmul: bool,
+              aliased: bool) -> ir.Operation | None:
+    """poly-schedule=true: the kernel mapped from its isl schedule
+    (schedule_mapping.py), replacing `kernel`; None (with a remark saying why)
+    where the matcher keeps it."""
+    name = ir.StringAttr(kernel.attributes["sym_name"]).value
+    why = ("called with aliased buffers (the schedule assumes distinct arrays)" if aliased
+           else _strategy(kernel, block_reductions, tile_matmul))
+    if why is None:
+        clone = kernel.clone(ir.InsertionPoint(kernel))
+        try:
+            text = schedule_mapping.schedule_and_map(clone, threads)
+        except (schedule_mapping.Declined, ir.MLIRError) as e:
+            clone.erase()
+            why = f"the schedule declined: {e}"
+        else:
+            kernel.erase()
+            return clone
+    emit_remark(kernel.location, f"convert-mskernel-to-gpu: @{name} is mapped by the matcher, "
+                                 f"not the poly schedule: {why}")
+    return None
+
+
+def _note(op: ir.Operation, text: str) -> None:
+    """Appends `text` to the mapping description of op's function."""
+    while op.name != "func.func":
+        op = op.parent
+    old = op.attributes[ATTR_MAPPING] if ATTR_MAPPING in op.attributes else None
+    op.attributes[ATTR_MAPPING] = ir.StringAttr.get(
+        f"{ir.StringAttr(old).value}; {text}" if old is not None else text)
+
+
+def kernel_plan(kernel: ir.Operation, threads: int) -> tuple[int, int]:
+    """(threads per block, register-tile outputs) for `kernel`: the pass's
+    `threads` and 64, lowered by a `mskernel.gpu_plan = {threads, outputs}`
+    the ptxas re-plan put on it (msmlir.gpu.replan)."""
+    if PLAN_ATTR not in kernel.attributes:
+        return threads, 64
+    d = ir.DictAttr(kernel.attributes[PLAN_ATTR])
+    get = lambda k, dflt: ir.IntegerAttr(d[k]).value if k in d else dflt  # noqa: E731
+    return max(1, min(threads, get("threads", threads))), max(1, get("outputs", 64))
+
+
 def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True,
                promote: bool = True, tile_matmul: bool = True, tensor_cores: bool = False,
-               tf32: bool = False, mma_ops: bool = False, cp_async: bool = True) -> None:
+               tf32: bool = False, mma_ops: bool = False, cp_async: bool = True,
+               scheduled: bool = False, max_outputs: int = 64) -> None:
     """Maps the top-level scf.parallel loops of a bufferized kernel (and its
     serial leftovers) to blocks and threads; contractions that fit tensor
     cores (passes/gpu/mma.py) get MMA tiles (mma_ops: as nvgpu ops, else the
-    form the CPU runs)."""
+    form the CPU runs). `scheduled`: the loops are mapped already (from the
+    poly schedule); only the leftovers."""
     block = kernel.regions[0].blocks[0]
-    for o in [o.operation for o in block.operations]:
+    for o in [o.operation for o in block.operations] if not scheduled else []:
         if o.name == "scf.for" and not len(o.results):
             # a reduction to a scalar: a one-iteration parallel loop around it, so
             # that it is mapped (a block reduction when long enough) like the rest
@@ -1353,13 +1443,13 @@ def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True
             del wrap.attributes["mapping"]
             wb = wrap.regions[0].blocks[0]
             o.move_before(wb.operations[len(wb.operations) - 1])
-    for o in [o.operation for o in block.operations]:
+    for o in [o.operation for o in block.operations] if not scheduled else []:
         if o.name == "scf.parallel" and not _is_mapped(o):
             mm = _match_matmul(o) if tile_matmul else None
             kind = mma.mma_kind(mm, tf32) if mm is not None and tensor_cores else None
             if kind is not None and mma.map_matmul_mma(o, mm, kind, threads, mma_ops):
                 continue
-            if mm is not None and _map_matmul(o, mm, threads, mma_ops, cp_async):
+            if mm is not None and _map_matmul(o, mm, threads, mma_ops, cp_async, max_outputs):
                 continue
             m = _match_row_reduction(o) if block_reductions else None
             if m is None or not _map_row_reduction(o, m, threads):
@@ -1394,12 +1484,17 @@ def map_kernel(kernel: ir.Operation, threads: int, block_reductions: bool = True
                         "cp-async": Option(bool, True, "FMA matmul tiles copied to shared memory "
                                            "by cp.async where contiguous (sm_80+; false: "
                                            "element loads)"),
+                        "poly-schedule": Option(bool, False, "map generic kernels from their "
+                                                "isl schedule (mskernel-poly-schedule, target "
+                                                "gpu: blocks/threads marks, tiles from the GPU "
+                                                "model); the matcher keeps the others, with a "
+                                                "remark"),
                         "launch": Option(bool, True, "convert the mapped loops to gpu.launch "
                                                      "(false: stop at the mapped scf.parallel "
                                                      "nest, which the CPU can run)")})
 def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reductions: bool,
                             tile_matmul: bool, tensor_cores: bool, tf32: bool, fma: bool,
-                            cp_async: bool, launch: bool):
+                            cp_async: bool, poly_schedule: bool, launch: bool):
     try:
         if not 1 <= threads <= MAX_THREADS:
             raise _Error(module.location, f"convert-mskernel-to-gpu: threads={threads} is not in "
@@ -1421,11 +1516,18 @@ def convert_mskernel_to_gpu(module: ir.Operation, *, threads: int, block_reducti
         aliased = _aliased_kernels(module)
         for k in kernels:
             _copies_to_linalg(k)
-            _run(k, "func.func(convert-linalg-to-parallel-loops,canonicalize,cse)")
             safe = ir.StringAttr(k.attributes["sym_name"]).value not in aliased
-            map_kernel(k, threads, block_reductions and safe, promote=safe,
+            kt, outputs = kernel_plan(k, threads)
+            mapped = (_poly_map(k, kt, block_reductions and safe, tile_matmul and safe,
+                                not safe) if poly_schedule else None)
+            if mapped is None:
+                _run(k, "func.func(convert-linalg-to-parallel-loops,canonicalize,cse)")
+            else:
+                k = mapped
+            map_kernel(k, kt, block_reductions and safe, promote=safe,
                        tile_matmul=tile_matmul and safe, tensor_cores=tensor_cores, tf32=tf32,
-                       mma_ops=launch, cp_async=cp_async)
+                       mma_ops=launch, cp_async=cp_async, scheduled=mapped is not None,
+                       max_outputs=outputs)
             _run(k, "func.func(cse)")      # (canonicalize would merge the block/thread loops)
             if launch:
                 to_launches(k, contract=fma)

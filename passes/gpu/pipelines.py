@@ -36,6 +36,8 @@ OPTIONS = {
     "tf32": Option(bool, False, "f32 contractions on the tensor cores as TF32 (opt-in)"),
     "fma": Option(bool, True, "device float mul/add contractible into fma"),
     "graph-kernel": Option(bool, True, "graph-kernel fusion (false: one kernel per op)"),
+    "poly-schedule": Option(bool, False, "generic kernels mapped from their isl schedule "
+                            "(target gpu); contractions and row reductions keep their tiles"),
     "host": Option(bool, False, "also lower the host functions for the in-process runtime "
                    "(device buffers, gpu-to-llvm, LLVM dialect)"),
 }
@@ -82,7 +84,8 @@ def binary(format: str) -> str:
 def gpu_stages(*, chip: str, features: str, opt_level: int, format: str, threads: int,
                block_reductions: bool, graph_kernel: bool, tile_matmul: bool = True,
                tensor_cores: bool = True, tf32: bool = False, fma: bool = True,
-               launch: bool = True, host: bool = False) -> list[tuple[str, str]]:
+               poly_schedule: bool = False, launch: bool = True,
+               host: bool = False) -> list[tuple[str, str]]:
     """The pipeline after GRAPH_PREPARE as named stages; launch=False stops at
     the mapped loop nest (stage "mapped", what the CPU check runs). Tensor
     cores (mma.sync m16n8k16 / m16n8k8) need sm_80 or later: off below.
@@ -99,6 +102,7 @@ def gpu_stages(*, chip: str, features: str, opt_level: int, format: str, threads
            f"tile-matmul={str(tile_matmul).lower()} tensor-cores={str(mma).lower()} "
            f"tf32={str(tf32 and mma).lower()} fma={str(fma).lower()} "
            f"cp-async={str(has_mma(chip)).lower()} "
+           f"poly-schedule={str(poly_schedule).lower()} "
            f"launch={str(launch).lower()}}}")
     stages = [("kernels", graph["kernels"]), ("linalg", graph["linalg"])]
     if not launch:
@@ -116,9 +120,10 @@ def gpu_stages(*, chip: str, features: str, opt_level: int, format: str, threads
                    "(PTX / cubin)", options=OPTIONS)
 def gpu_pipeline(*, chip: str, features: str, opt_level: int, format: str, threads: int,
                  block_reductions: bool, tile_matmul: bool, tensor_cores: bool, tf32: bool,
-                 fma: bool, graph_kernel: bool, host: bool) -> str:
+                 fma: bool, graph_kernel: bool, poly_schedule: bool, host: bool) -> str:
     stages = gpu_stages(chip=chip, features=features, opt_level=opt_level, format=format,
                         threads=threads, block_reductions=block_reductions,
                         graph_kernel=graph_kernel, tile_matmul=tile_matmul,
-                        tensor_cores=tensor_cores, tf32=tf32, fma=fma, host=host)
+                        tensor_cores=tensor_cores, tf32=tf32, fma=fma,
+                        poly_schedule=poly_schedule, host=host)
     return ",".join([GRAPH_PREPARE] + [text for _, text in stages])

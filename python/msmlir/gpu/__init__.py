@@ -4,6 +4,8 @@
     run_mapped_on_cpu(mindir, ...)               the mapped loop nest JIT-compiled for the CPU
     ptxas.check_program(prog)                    every kernel assembled by ptxas -v (registers,
                                                  shared memory, spills; remarks on spills/limits)
+    replan.compile_checked(mindir, ...)          compile + ptxas; kernels that spill / exceed limits
+                                                 re-planned with smaller tiles (bounded, remarks)
     export_cubin(mindir, out_dir, ...)           cubins + launch manifest + a ctypes/libcuda runner
     host.compile_host(mindir) / host.load(prog)  the in-process runtime: host code on device
                                                  buffers through MLIR's CUDA runtime (JIT)

@@ -174,8 +174,24 @@ def _mark_inputs(module: ir.Module, sigs: dict[str, Signature], resident: int = 
                     [ir.IntegerAttr.get(i64, i) for i in idx])
 
 
+def _plan_kernels(module: ir.Module, plans: dict[str, dict[str, int]]) -> None:
+    """`mskernel.gpu_plan` on the named kernel functions (a ptxas re-plan:
+    msmlir.gpu.replan; convert-mskernel-to-gpu reads it)."""
+    from msmlir.passes.gpu.convert_mskernel_to_gpu import PLAN_ATTR
+    i64 = ir.IntegerType.get_signless(64)
+    for op in module.body.operations:
+        if op.operation.name != "func.func":
+            continue
+        plan = plans.get(ir.StringAttr(op.attributes["sym_name"]).value)
+        if plan:
+            op.attributes[PLAN_ATTR] = ir.DictAttr.get(
+                {k: ir.IntegerAttr.get(i64, v) for k, v in plan.items()})
+
+
 def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
-                resident: int = 0, device_io: bool = False, **options) -> GpuProgram:
+                resident: int = 0, device_io: bool = False,
+                kernel_plans: dict[str, dict[str, int]] | None = None,
+                **options) -> GpuProgram:
     """Compiles mindir (text or module) with msmlir-gpu-pipeline; `options` are
     the pipeline's (chip, features, opt_level, format, threads, graph_kernel).
     `stop_after` names a stage of passes/gpu/pipelines.py's gpu_stages
@@ -184,7 +200,9 @@ def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
     "host" (the LLVM-dialect module of the in-process runtime, msmlir.gpu.host);
     with it, the last `resident` inputs of each public function (and their
     updates) are device buffers the caller keeps (msmlir.gpu.resident), and
-    with `device_io` every argument is."""
+    with `device_io` every argument is. `kernel_plans`: {kernel function:
+    {"threads": N, "outputs": R}}, per-kernel limits of a ptxas re-plan
+    (msmlir.gpu.replan)."""
     opts = _options(**options)
     host = opts.pop("host") or host
     stages = gpu_stages(**opts, launch=stop_after != "mapped", host=host)
@@ -196,6 +214,8 @@ def compile_gpu(src, *, stop_after: str | None = None, host: bool = False,
         _mark_inputs(module, sigs, resident, device_io)
     with module.context, _ptxas_on_path():
         for name, text in stages:
+            if name == "gpu" or name == "mapped":
+                _plan_kernels(module, kernel_plans or {})
             run_pipeline(module, f"builtin.module({text})")
             if name == stop_after:
                 break

@@ -33,7 +33,7 @@ import numpy as np
 from mlir import ir
 
 from .compile import MANGLE, compile_gpu
-from .ptxas import check_program
+from .replan import compile_checked
 
 MANIFEST_VERSION = 1
 
@@ -186,9 +186,11 @@ def export_cubin(src, out_dir: str, **options) -> str:
     threads, graph_kernel)."""
     options = {k.replace("-", "_"): v for k, v in options.items()}
     options.pop("format", None)
-    prog = compile_gpu(src, format="bin", **options)
-    isa = compile_gpu(src, format="isa", **options)
-    reports = check_program(isa, remarks=False)
+    # ptxas first: kernels that spill or exceed a limit re-planned (replan.py),
+    # the cubins then built with those plans
+    _, reports, replans = compile_checked(src, remarks=False, **options)
+    plans = {p.kernel: p.new for p in replans}        # (the last plan of each kernel)
+    prog = compile_gpu(src, format="bin", kernel_plans=plans, **options)
     os.makedirs(out_dir, exist_ok=True)
     host = _Host(prog.module)
     functions = {}

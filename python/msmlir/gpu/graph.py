@@ -3,7 +3,8 @@
 The graph is compiled by msmlir-gpu-pipeline (every kernel mapped to blocks
 and threads, lowered through NVVM to PTX) and every kernel is assembled by
 ptxas (when the `[gpu]` extra provides it), so a kernel the GPU would reject
-is an error here too. With a CUDA device in the process the graph then runs
+is an error here too (and one that spills or exceeds a limit is re-planned
+with smaller tiles: msmlir.gpu.replan). With a CUDA device in the process the graph then runs
 through the in-process host runtime (msmlir.gpu.host: gpu-to-llvm + MLIR's
 CUDA runtime, buffers kept on the device across the graph's kernels, results
 kept on the device in managed memory across graphs and PyNative ops; not yet
@@ -19,20 +20,23 @@ import time
 from .compile import compile_gpu
 from .device import GpuUnavailableError, cuda_status
 from .ptxas import check_program, find_ptxas
+from .replan import compile_checked
 
 
-def checked_summary(prog) -> str:
-    """'N kernels for sm_90, ptxas: ...' of a compiled program."""
+def checked_summary(prog, reports=None, replans=()) -> str:
+    """'N kernels for sm_90, ptxas: ...' of a compiled program (`reports`:
+    its ptxas reports when already checked, `replans`: msmlir.gpu.replan's)."""
     n = len(prog.objects)
     head = f"{n} kernel module{'s' if n != 1 else ''} for {prog.options['chip']}"
     if find_ptxas() is None:
         return head + " (not assembled: no ptxas; install msmlir[gpu])"
-    reports = check_program(prog).values()
+    reports = (reports if reports is not None else check_program(prog)).values()
     regs = max((r.registers for r in reports), default=0)
     shared = max((r.shared for r in reports), default=0)
     spills = sum(r.spills for r in reports)
+    again = f", {len({p.kernel for p in replans})} re-planned" if replans else ""
     return (head + f", all accepted by ptxas (at most {regs} registers and {shared} bytes of "
-            f"shared memory per kernel, {spills} with spills)")
+            f"shared memory per kernel, {spills} with spills{again})")
 
 
 def compile_graph(text: str, timings: dict | None = None, params=None):
@@ -61,8 +65,11 @@ def compile_graph(text: str, timings: dict | None = None, params=None):
         if timings is not None:
             timings["gpu"] = time.perf_counter() - t
         return compiled
-    prog = compile_gpu(text)
-    summary = checked_summary(prog)
+    if find_ptxas() is None:
+        prog, reports, replans = compile_gpu(text), None, []
+    else:       # kernels ptxas finds spilling or over a limit re-planned (replan.py)
+        prog, reports, replans = compile_checked(text)
+    summary = checked_summary(prog, reports, replans)
     if timings is not None:
         timings["gpu"] = time.perf_counter() - t
     raise GpuUnavailableError(

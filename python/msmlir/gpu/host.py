@@ -11,7 +11,9 @@ mgpuMemcpy, mgpuLaunchKernel on one stream, ...). `load(prog)` JIT-compiles
 that module with MLIR's ExecutionEngine: the gpu.binary ops become embedded
 images loaded by a global constructor (mgpuModuleLoad), run by
 `initialize()`. The result is a msmlir.runtime CompiledModule: `.call(name,
-*arrays)` with numpy in and out, as on the CPU.
+*arrays)` with numpy in and out, as on the CPU. Device memory comes from a
+caching allocator (allocator.py): the host code's mgpuMemAlloc / mgpuMemFree
+are bound to it, so a graph called again reuses its buffers.
 
 With `device_io=True` (what set_context(device_target="GPU") compiles:
 msmlir.gpu.graph) every argument is a device buffer the caller passes:
@@ -137,10 +139,16 @@ class GpuModule(CompiledModule):
         return d or super().dispatcher(name)
 
     def _runtime(self) -> DeviceRuntime:
-        path, lib = self._runtime_lib
-        if path not in _RUNTIMES:     # one stream for the copies of Python's own per library
-            _RUNTIMES[path] = DeviceRuntime(lib)
-        return _RUNTIMES[path]
+        return runtime(*self._runtime_lib)
+
+
+def runtime(path: str, lib: ctypes.CDLL) -> DeviceRuntime:
+    """The DeviceRuntime of runtime library `path`: one stream for Python's own
+    copies and one caching allocator (allocator.py) per library, shared by
+    every program loaded with it (their host code allocates through it too)."""
+    if path not in _RUNTIMES:
+        _RUNTIMES[path] = DeviceRuntime(lib)
+    return _RUNTIMES[path]
 
 
 def load(prog: GpuProgram, opt_level: int = 3) -> GpuModule:
@@ -152,6 +160,9 @@ def load(prog: GpuProgram, opt_level: int = 3) -> GpuModule:
     path = runtime_library_path()
     lib = _runtime_library()
     mgpu = _runtime_symbols(lib)
+    # the host code's gpu.alloc / gpu.dealloc (every intermediate buffer of a call)
+    # through the caching allocator: driver allocations on the first call only
+    mgpu.update(runtime(path, lib).allocator.entry_points())
     module = prog.module
     self = GpuModule.__new__(GpuModule)
     self.llvm_ir, self.signatures, self.callbacks = module, prog.signatures, []

@@ -8,8 +8,10 @@ frame, spill stores/loads and constant bank 0 bytes. `check_program(prog)`
 does that for every gpu.binary of a compiled program (format=isa) and
 returns the reports; a kernel that spills, or that cannot launch with its
 block size (registers x threads > 64 Ki, shared memory > 48 KiB static), is
-reported with an MLIR remark at the module (the scheduler's cue to pick
-smaller tiles), and `KernelReport.problems` says why.
+reported with an MLIR remark at the module, and `KernelReport.problems`
+says why: msmlir.gpu.replan re-plans such kernels with smaller tiles.
+`maxrregcount` checks a register budget (as -maxrregcount and as `.maxnreg`:
+a kernel's `.maxntid` launch bound overrides the flag).
 """
 from __future__ import annotations
 
@@ -83,18 +85,24 @@ def parse_verbose(log: str) -> dict[str, KernelReport]:
 
 
 def assemble(ptx: str | bytes, chip: str = "sm_90", *, ptxas: str | None = None,
-             ) -> tuple[bytes, dict[str, KernelReport], str]:
-    """(cubin, {kernel: report}, log) of one PTX module; PtxasError if rejected."""
+             maxrregcount: int = 0) -> tuple[bytes, dict[str, KernelReport], str]:
+    """(cubin, {kernel: report}, log) of one PTX module; PtxasError if rejected.
+    `maxrregcount` > 0: ptxas's register budget per thread (-maxrregcount)."""
     exe = ptxas or find_ptxas()
     if exe is None:
         raise FileNotFoundError("no ptxas: pip install 'msmlir[gpu]' (nvidia-cuda-nvcc) or put "
                                 "CUDA's ptxas on PATH")
     text = ptx if isinstance(ptx, str) else ptx.decode()
+    if maxrregcount:
+        # a kernel's .maxntid (its launch bounds) overrides -maxrregcount: the
+        # budget as the PTX directive too
+        text = re.sub(r"(\.maxntid[^\n]*)", rf"\1\n.maxnreg {maxrregcount}", text)
     with tempfile.TemporaryDirectory(prefix="msmlir-ptxas-") as d:
         src, out = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
         with open(src, "w") as f:
             f.write(text)
-        proc = subprocess.run([exe, f"-arch={chip}", "-v", "-o", out, src],
+        budget = [f"-maxrregcount={maxrregcount}"] if maxrregcount else []
+        proc = subprocess.run([exe, f"-arch={chip}", "-v", *budget, "-o", out, src],
                               capture_output=True, text=True, timeout=300)
         log = proc.stdout + proc.stderr
         if proc.returncode != 0:
@@ -117,9 +125,11 @@ def _problems(r: KernelReport) -> list[str]:
     return out
 
 
-def check_program(prog, *, remarks: bool = True) -> dict[str, KernelReport]:
+def check_program(prog, *, remarks: bool = True, maxrregcount: int = 0,
+                  ) -> dict[str, KernelReport]:
     """Assembles every kernel of a compiled GpuProgram (format=isa) with ptxas;
-    {gpu.binary name: report}. Raises PtxasError on the first rejected kernel."""
+    {gpu.binary name: report}. Raises PtxasError on the first rejected kernel.
+    (msmlir.gpu.replan re-plans the kernels with problems.)"""
     if prog.options.get("format", "isa") != "isa":
         raise ValueError("check_program needs PTX: compile with format='isa'")
     chip = prog.options["chip"]
@@ -128,7 +138,7 @@ def check_program(prog, *, remarks: bool = True) -> dict[str, KernelReport]:
         threads[launch.kernel] = max(threads.get(launch.kernel, 0), launch.threads)
     reports = {}
     for name, ptx in prog.ptx.items():
-        _, per_kernel, _ = assemble(ptx, chip)
+        _, per_kernel, _ = assemble(ptx, chip, maxrregcount=maxrregcount)
         for r in per_kernel.values():
             r.threads = threads.get(name, 0)
             r.problems = _problems(r)

@@ -60,6 +60,8 @@ import numpy as np
 
 from msmlir.runtime.compiled_module import Signature, _descriptor_class, _c_strides, data_address
 
+from .allocator import CachingAllocator
+
 _LOCK = threading.RLock()
 
 
@@ -82,6 +84,9 @@ class DeviceRuntime:
         create.restype, create.argtypes = ctypes.c_void_p, []
         self.stream = create()     # (the runtime's calls without a context take a stream)
         self._managed = None
+        self.allocator = CachingAllocator(self.alloc, self.free, self.stream)
+        self.uploads: dict[int, tuple] = {}     # id(array) -> its device copy (cached_upload)
+        self.shadow_bytes = 0
 
     def managed_ok(self) -> bool:
         """Whether results can live in managed memory (device.managed_memory_ok);
@@ -95,11 +100,17 @@ class DeviceRuntime:
                               stacklevel=3)
         return self._managed
 
-    def new_buffer(self, nbytes: int) -> int:
-        p = self.alloc(max(nbytes, 1), self.stream, False)
+    def new_buffer(self, nbytes: int, managed: bool = False) -> int:
+        """A device (or managed) block from the caching allocator."""
+        p = self.allocator.malloc(max(nbytes, 1), managed)
         if not p:
-            raise MemoryError(f"mgpuMemAlloc of {nbytes} bytes failed")
+            raise MemoryError(f"mgpuMemAlloc{' (managed)' if managed else ''} of {nbytes} "
+                              "bytes failed")
         return p
+
+    def release(self, ptr: int) -> None:
+        """A block back to the caching allocator (kept for reuse)."""
+        self.allocator.free(ptr)
 
     def upload(self, dst: int, host: np.ndarray) -> None:
         self.memcpy(dst, data_address(host), host.nbytes, self.stream)
@@ -108,6 +119,83 @@ class DeviceRuntime:
     def download(self, host: np.ndarray, src: int) -> None:
         self.memcpy(data_address(host), src, host.nbytes, self.stream)
         self.sync(self.stream)
+
+    def cached_upload(self, a: np.ndarray) -> int:
+        """The device copy of host input `a` (C-contiguous), uploaded only when
+        it may have changed since its last upload; 0 when `a` is not cached
+        (the caller uploads it on this call). The rule (numpy arrays carry no
+        version counter):
+          - a frozen array (`frozen`: read-only, as is everything it views)
+            is uploaded on its first use only;
+          - a writeable one (a Tensor's storage) keeps a host shadow copy of
+            what was uploaded: each call compares the array with it (memcmp,
+            a host read, no bus traffic) and uploads only on a difference, so
+            any change, through any alias, is seen; shadows take at most
+            SHADOW_BYTES in all (arrays beyond that are uploaded every call);
+          - keyed by identity (id + a weak reference: the copy is freed with
+            the array) and checked against the array's address, shape, dtype.
+        (A writeable view made before an array was set read-only, or setting
+        it writeable and back between two calls, escapes the rule for frozen
+        arrays: setting an array read-only is the promise that it stays.)"""
+        key = id(a)
+        hit = self.uploads.get(key)
+        if hit is not None:
+            ref, ptr, addr, meta, shadow = hit
+            if ref() is a and addr == data_address(a) and meta == (a.shape, a.dtype):
+                if shadow is None and frozen(a):
+                    return ptr
+                if shadow is not None:
+                    if _memcmp(data_address(a), data_address(shadow), a.nbytes) != 0:
+                        self.upload(ptr, a)
+                        np.copyto(shadow, a.reshape(-1).view(np.uint8))
+                    return ptr
+            self._drop(key)
+        if not a.nbytes:
+            return 0
+        if frozen(a):
+            shadow = None
+        elif self.shadow_bytes + a.nbytes <= SHADOW_BYTES:
+            shadow = a.reshape(-1).view(np.uint8).copy()
+            self.shadow_bytes += a.nbytes
+        else:
+            return 0
+        ptr = self.new_buffer(a.nbytes)
+        self.upload(ptr, a)
+        self.uploads[key] = (weakref.ref(a, lambda _, k=key: self._drop(k)), ptr,
+                             data_address(a), (a.shape, a.dtype), shadow)
+        return ptr
+
+    def _drop(self, key: int) -> None:
+        hit = self.uploads.pop(key, None)
+        if hit is not None:
+            self.release(hit[1])
+            if hit[4] is not None:
+                self.shadow_bytes -= hit[4].nbytes
+
+
+SHADOW_BYTES = 256 * 1024 * 1024      # host shadow copies of writeable inputs, in all
+_memcmp = ctypes.CDLL(None).memcmp
+_memcmp.restype, _memcmp.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p,
+                                                   ctypes.c_size_t]
+
+
+def frozen(a: np.ndarray) -> bool:
+    """Whether nothing can write `a`'s memory through `a` or what it views:
+    `a` and every ndarray base read-only, the last base (if any) a read-only
+    buffer (bytes, a read-only mmap). Such a host input is uploaded once
+    with no check after (DeviceRuntime.cached_upload); a writeable one may
+    have changed through any alias and is compared with a shadow copy."""
+    x = a
+    while isinstance(x, np.ndarray):
+        if x.flags.writeable:
+            return False
+        x = x.base
+    if x is None:
+        return True
+    try:
+        return memoryview(x).readonly
+    except TypeError:
+        return False
 
 
 class ManagedBuffer:
@@ -120,9 +208,7 @@ class ManagedBuffer:
     def __init__(self, rt: DeviceRuntime, shape, dtype):
         dtype = np.dtype(dtype)
         nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        ptr = rt.alloc(max(nbytes, 1), rt.stream, True)
-        if not ptr:
-            raise MemoryError(f"mgpuMemAlloc (managed) of {nbytes} bytes failed")
+        ptr = rt.new_buffer(nbytes, managed=True)
         self.ptr = ptr
         self.__array_interface__ = {"shape": tuple(shape), "typestr": dtype.str,
                                     "descr": dtype.descr, "data": (ptr, False), "version": 3}
@@ -135,7 +221,7 @@ _MANAGED: dict[int, int] = {}            # managed allocation address -> bytes
 
 def _free_managed(rt: DeviceRuntime, ptr: int) -> None:
     _MANAGED.pop(ptr, None)
-    rt.free(ptr, rt.stream)
+    rt.release(ptr)
 
 
 def managed_array(rt: DeviceRuntime, shape, dtype) -> np.ndarray:
@@ -174,7 +260,7 @@ def _free(key: int, rt: DeviceRuntime, bufs: list) -> None:
     _BUFS.pop(key, None)
     for b in bufs:
         if b:
-            rt.free(b, rt.stream)
+            rt.release(b)
 
 
 def residency(p, rt: DeviceRuntime) -> Residency:
@@ -198,7 +284,7 @@ def _resize(p, r: Residency, nbytes: int) -> None:
     bufs = _BUFS[id(p)]
     for b in bufs:
         if b:
-            r.rt.free(b, r.rt.stream)
+            r.rt.release(b)
     r.nbytes, r.spare = nbytes, 0
     r.cur = r.rt.new_buffer(nbytes)
     bufs[:] = [r.cur, 0]
@@ -409,10 +495,12 @@ class ResidentDispatcher:
             for i, a in enumerate(arrays):
                 ptr = data_address(a)
                 if self.device_io and ptr not in _MANAGED:
-                    if not self.in_bufs[i]:
-                        self.in_bufs[i] = self.rt.new_buffer(a.nbytes)
-                    ptr = self.in_bufs[i]
-                    self.rt.upload(ptr, a)
+                    ptr = self.rt.cached_upload(a)      # a frozen array: uploaded once
+                    if not ptr:
+                        if not self.in_bufs[i]:
+                            self.in_bufs[i] = self.rt.new_buffer(a.nbytes)
+                        ptr = self.in_bufs[i]
+                        self.rt.upload(ptr, a)
                 descs[i].allocated = descs[i].aligned = ptr
             for k, (p, r) in enumerate(zip(self.params, res)):
                 if not r.on_device:                   # first use, or the host touched it

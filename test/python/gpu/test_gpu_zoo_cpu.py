@@ -1,7 +1,8 @@
 """The model zoo's mapped loop nests on the CPU: bench B1-B4 against numpy
 references, and the whole B5 (MLP) / B6 (LeNet5) train steps (every kernel
 mapped to blocks/threads, block reductions included) against msmlir's own
-CPU pipeline on the same inputs: loss and every updated parameter."""
+CPU pipeline on the same inputs: loss and every updated parameter; each
+with the matcher's mapping and with the poly schedule's (poly-schedule)."""
 import numpy as np
 import pytest
 
@@ -10,12 +11,13 @@ from msmlir.gpu import run_mapped_on_cpu
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("poly", [False, True], ids=["matcher", "poly"])
 @pytest.mark.parametrize("key", ["B1", "B2", "B3", "B4"])
-def test_bench_kernels_mapped_match_numpy(bench, zoo_mindir, key):
+def test_bench_kernels_mapped_match_numpy(bench, zoo_mindir, key, poly):
     d = bench.make_data()
     _, name, args = bench.MINDIR_CASES[key]
     arrays = [d[a] for a in args]
-    out = run_mapped_on_cpu(zoo_mindir[key]).call(name, *arrays)[0]
+    out = run_mapped_on_cpu(zoo_mindir[key], poly_schedule=poly).call(name, *arrays)[0]
     ref = getattr(bench, "ref_" + key.lower())(*arrays)
     scale = float(np.abs(ref).max())
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5 * scale)
@@ -33,10 +35,13 @@ def _inputs(sig, seed):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("poly", [False, True], ids=["matcher", "poly"])
 @pytest.mark.parametrize("key", ["B5", "B6"])
-def test_train_step_mapped_matches_cpu_pipeline(zoo_mindir, key):
+def test_train_step_mapped_matches_cpu_pipeline(zoo_mindir, key, poly):
+    """poly: the generic kernels mapped from their isl schedule (B5: 2 of 12
+    kernels, B6: 9 of 26; the others keep the matcher's strategies)."""
     text = zoo_mindir[key]
-    mapped = run_mapped_on_cpu(text)
+    mapped = run_mapped_on_cpu(text, poly_schedule=poly)
     cpu = compile_mlir(text)
     (name, sig), = mapped.signatures.items()
     a = _inputs(sig, 1)
