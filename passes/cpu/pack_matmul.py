@@ -62,10 +62,12 @@ PARALLEL_PACKING = _os.environ.get("MSMLIR_PARALLEL_PACKING", "0") == "1"
 
 
 # Micro-kernel: MR rows x NR columns of C kept in vector registers.
-# AVX2 (16 ymm): 4 x 16 = 8 accumulators. AVX-512 (32 zmm): 8 x 32 = 16.
+# AVX2 (16 ymm): 4 x 16 = 8 accumulators. AVX-512 (32 zmm): 8 x 32 = 16, and
+# 6 x 64 = 24 for big matmuls (WIDE_KERNEL below).
 def kernel_shape() -> tuple[int, int, int, int, int]:
     """(MR, NR, tm, tn, tk): register tile and cache blocks (in packs, packs, k).
-    MSMLIR_MM_KERNEL=MR,NR,tm,tn,tk overrides the choice for the host."""
+    MSMLIR_MM_KERNEL=MR,NR,tm,tn,tk overrides the choice for the host (and
+    turns the wide tile off)."""
     env = _os.environ.get("MSMLIR_MM_KERNEL")
     if env:
         return tuple(int(x) for x in env.split(","))
@@ -76,6 +78,33 @@ def kernel_shape() -> tuple[int, int, int, int, int]:
         # -> 4.93 ms (load 0.7)
         return (8, 32, 128, 4, 256)
     return (4, 16, 16, 8, 256)
+
+
+# The wide register tile of big AVX-512 matmuls: 6 rows x 64 columns, 24 of
+# the 32 zmm registers accumulating; per k step 6 broadcasts and 4 vector
+# loads feed 24 FMAs (the 8x32 tile: 8 + 2 for 16). Its B panels (64 x k)
+# stream from L2, one panel per block (k blocks up to 1024 by _k_block).
+# The micro-kernel alone, operands in L1 (interleaved, thread CPU time):
+# 6x64 0.77-0.81 of the FMA peak vs 8x32 0.72-0.79; 1024^3 matmul at t=1
+# 0.64-0.67 -> 0.68-0.71. Only for matmuls of at least WIDE_MIN_FLOPS:
+# B5's (2^25-2^26.6 flops, k = 128 or m = 128) measured 0-15% slower with it.
+# Never swapped (the in-register transpose of a swapped tile takes MR a
+# power of two), never with A packed by a transpose (panels of 6 rows are not
+# a power of two), nor for a C narrower than 64 (_wide).
+WIDE_KERNEL = (6, 64, 128, 1, 512)
+WIDE_MIN_FLOPS = 1 << 28
+
+
+def _wide(mi: MatmulInfo, swap: bool, a_arg: bool) -> bool:
+    """Whether the direct kernel of `mi` takes WIDE_KERNEL, unswapped: A
+    broadcast in place (a function argument stored [m, k]; also for x @ W^T,
+    which _swapped would swap: a big matmul amortizes the transposing pack
+    of W, 1024^3 14.5 -> 13.5 ms, 1000^3 13.1 -> 12.9) or A stored [k, m]
+    and packed by a copy (not if swapped: A^T @ B^T unswapped packs both,
+    1000^3 13.1 -> 15.6 ms)."""
+    return (not _os.environ.get("MSMLIR_MM_KERNEL") and host_has_avx512()
+            and ((a_arg and not mi.a_km) or (mi.a_km and not swap))
+            and mi.n >= 64 and mi.m >= 6 and 2 * mi.m * mi.n * mi.k >= WIDE_MIN_FLOPS)
 
 
 
@@ -123,6 +152,13 @@ def _panel_width(NR: int, n: int) -> int:
 
 
 # Bytes of the packed Q block (tn panels x tk) the row tiles reuse from L2.
+# A short k block widens the block to as many panels as fit (direct kernel,
+# not the wide tile): each row tile's P panel is reused across more column
+# panels and C is written in longer row runs. B5's weight-gradient shapes
+# (A^T B, t=1, thread CPU time, min of 60 interleaved calls, load ~16, nice
+# -15): 512x784x128 (25 panels in one block, not 4) 824-855 -> 721-726 us,
+# 512x512x128 (16, not 4) 450-453 -> 435-440 us; LeNet5's conv kernels
+# (short k too) unchanged.
 L2_BLOCK = 512 * 1024
 
 
@@ -383,6 +419,7 @@ class _Text:
 
 
 _KB = 16  # k values per transposed block: one vector<16xf32> per source row
+_CB = 16  # rows of X per block in the copy packs (pack_panels, X stored [k, rows])
 
 
 def _interleave(half: int) -> str:
@@ -447,8 +484,9 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
     parallel part (B5's 128x784x512 forward at threads=2: 314 -> 271 us);
     a partial last panel of a copy is packed after it, serially (a
     transpose's is one of the tasks' panels)."""
-    if R & (R - 1) or R < 2 or R > 32:
-        raise ValueError(f"panel width {R} is not a power of two <= 32")
+    if R > 64 or kcontig and (R % 16 if R > 16 else R & (R - 1) or R < 2):
+        raise ValueError(f"panel width {R}: a transposing pack takes a power of two <= 16 or a "
+                         "multiple of 16, and no pack more than 64")
     panels = -(-rows // R)
     full = rows // R                     # panels with all R rows / columns present
     P2 = f"tensor<{panels}x{K * R}xf32>"
@@ -488,13 +526,14 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
             f": {_vt((valid,))} into {_vt((width,))}")
         return x
 
-    def loop(cur: str, DT: str, lo: int, hi: int | str, step: int, body) -> str:
+    def loop(cur: str, DT: str, lo: int | str, hi: int | str, step: int, body) -> str:
         """scf.for over [lo, hi) carrying the packed tensor; body(iv, cur) -> new."""
-        if isinstance(hi, int) and hi <= lo:
+        if isinstance(hi, int) and isinstance(lo, int) and hi <= lo:
             return cur
         iv, t, res = T.v("pi"), T.v("pt"), T.v("pl")
         hi = T.c(hi) if isinstance(hi, int) else hi
-        T.e(f"{res} = scf.for {iv} = {T.c(lo)} to {hi} step {T.c(step)} iter_args({t} = {cur}) "
+        lo = T.c(lo) if isinstance(lo, int) else lo
+        T.e(f"{res} = scf.for {iv} = {lo} to {hi} step {T.c(step)} iter_args({t} = {cur}) "
             f"-> ({DT}) {{")
         T.ind += 1
         T.end_loop(body(iv, t), DT)
@@ -502,23 +541,35 @@ def pack_panels(T: _Text, src: str, stype: str, rows: int, K: int, R: int, *, kc
 
     if not kcontig:
         # X[k, p*R : p*R + R] -> P[p, k*R : k*R + R]; the last panel's reads
-        # are zero filled. Rows of X outer: X is read sequentially (panel by
-        # panel, its strided column strips cost a page per row: 8x1024x1024,
-        # mostly the pack of B, 524 -> 428 us)
+        # are zero filled. Blocks of _CB rows of X, panel by panel: each
+        # panel gets _CB * R contiguous floats (whole lines) while the
+        # block's rows stay in L1. Row by row, the R-float pieces of one row
+        # went to panels a page or more apart (the same L1 set, a partial
+        # line each for R < 16); a panel's whole strip at a time read X's
+        # rows a page apart. Pack-bound shapes at t=1 (thread CPU time,
+        # interleaved, load ~11): B5's dy^T [128, 512] into 8-row panels
+        # (512x32x128, A^T B) 68 -> 51 us, x [128, 784] into 32-column panels
+        # (8x784x128) 51 -> 38 us, 8x512x512 105 -> 89 us, 8x1024x1024 515
+        # -> 495 us; whole matmuls within the noise (+-3%).
         def whole(cur: str, DT: str, base: str | None, count: int | str, last: bool = False) -> str:
             """The whole panels [base, base + count) into cur[0, count), and
-            with `last` the partial last panel (serial: the same row pass)."""
-            def row(kv: str, c: str) -> str:
-                kr = T.bin("muli", kv, T.c(R))
+            with `last` the partial last panel (serial, after them)."""
+            def kblock(k0: str, c: str) -> str:
+                k1 = T.bin("addi", k0, T.c(_CB))
+                k1 = T.bin("minsi", k1, T.c(K)) if K % _CB else k1
 
-                def piece(p: str, c2: str) -> str:
+                def panel(p: str, c2: str) -> str:
                     g = T.bin("addi", p, base) if base else p
-                    return write(c2, DT, read(kv, T.bin("muli", g, T.c(R)), R, R), R, p, kr, R)
-                c = loop(c, DT, 0, count, 1, piece)
-                if last:
-                    c = write(c, DT, read(kv, T.c(full * R), R, rows - full * R), R, T.c(full), kr, R)
-                return c
-            return loop(cur, DT, 0, K, 1, row)
+                    col = T.bin("muli", g, T.c(R))
+                    return loop(c2, DT, k0, k1, 1, lambda kv, c3: write(
+                        c3, DT, read(kv, col, R, R), R, p, T.bin("muli", kv, T.c(R)), R))
+                return loop(c, DT, 0, count, 1, panel)
+            cur = loop(cur, DT, 0, K, _CB, kblock) if count != 0 else cur
+
+            def tail_piece(kv: str, c: str) -> str:
+                return write(c, DT, read(kv, T.c(full * R), R, rows - full * R), R, T.c(full),
+                             T.bin("muli", kv, T.c(R)), R)
+            return loop(cur, DT, 0, K, 1, tail_piece) if last else cur
 
         def tail(cur: str) -> str:
             return whole(cur, P2, None, 0, True)
@@ -627,6 +678,10 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
     MR, NR, TM, TN, TK = kernel_shape()
     cm, cn, k = mi.m, mi.n, mi.k
     swap = _swapped(mi, MR, NR)
+    A = mm.operands[0]
+    if _wide(mi, swap, isinstance(A.owner, ir.Block) and A.owner.owner.operation.name == "func.func"):
+        swap = False
+        MR, NR, TM, TN, TK = WIDE_KERNEL
     # the kernel's own (logical) matmul L[m, n] = P[m, k] Q[k, n]: C, or C^T
     # when swapped; P is the broadcast operand, Q the one read as vectors
     m, n = (cn, cm) if swap else (cm, cn)
@@ -643,6 +698,8 @@ def direct_matmul(func: ir.Operation, mm: ir.Operation, mi: MatmulInfo, threads:
     NR = _panel_width(NR, n)
     mo, no = -(-m // MR), -(-n // NR)
     tk, nkb, tl, kt = _k_blocks(k, _k_block(TK, min(TN, no) * NR))
+    if (MR, NR) != WIDE_KERNEL[:2]:
+        TN = max(TN, L2_BLOCK // (4 * NR * tk))
     if m < MR or n < NR:
         # (a vector<MRxNR> transfer on a tensor with fewer than MR rows or NR
         # columns: the transfer lowering does not terminate) the packed-C

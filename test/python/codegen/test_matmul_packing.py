@@ -6,11 +6,14 @@ split into tasks, unevenly), k blocks that do not divide k (a prime k, k just
 above or below a block): numerics against numpy (float64)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from cg_helpers import compile_with, ttype
+from cg_helpers import codegen_ir, compile_with, ttype
 from msmlir.passes.cpu import pack_matmul as pm
+from msmlir.passes.cpu.tiling import host_has_avx512
 
 RNG = np.random.default_rng(11)
 
@@ -70,7 +73,7 @@ def test_width_not_power_of_two_falls_back(monkeypatch):
     matmul; A read in place (a [m, k] argument, no panels) takes 6-row tiles
     in the direct kernel."""
     T = pm._Text()
-    with pytest.raises(ValueError, match="panel width 6 is not a power of two"):
+    with pytest.raises(ValueError, match="panel width 6: a transposing pack"):
         pm.pack_panels(T, "%a", "tensor<64x64xf32>", 64, 64, 6, kcontig=True, zero="%z")
     monkeypatch.setenv("MSMLIR_MM_KERNEL", "6,16,16,8,256")
     check(62, 64, 40, True, True)
@@ -122,3 +125,19 @@ def test_parallel_packs(m, n, k, ta, tb, kernel, monkeypatch):
     if kernel:
         monkeypatch.setenv("MSMLIR_MM_KERNEL", kernel)
     check(m, n, k, ta, tb, threads=2)
+
+
+@pytest.mark.skipif(not host_has_avx512(), reason="the AVX-512 kernel's cache blocks")
+@pytest.mark.parametrize("m,n,k,ta,step", [(512, 784, 128, True, 25), (128, 512, 512, False, 8),
+                                           (64, 512, 1024, False, 4)])
+def test_short_k_column_blocks(m, n, k, ta, step, monkeypatch):
+    """A short k block widens the column block of the 8x32 kernel to the
+    panels that fit L2_BLOCK (k = 128: all 25 panels of n = 784; k = 512: 8;
+    k = 1024: the default 4): the step of the cache-block loop over column
+    panels, read from the codegen IR; numerics against numpy."""
+    monkeypatch.delenv("MSMLIR_MM_KERNEL", raising=False)
+    text = codegen_ir(matmul_text(m, n, k, ta, False)[2])[0]
+    C = f"tensor<{m}x{n}xf32>"
+    loops = [ln for ln in text.splitlines() if "scf.for" in ln and f"-> ({C})" in ln]
+    assert re.search(rf"step %c{step} iter_args", loops[1]), loops[:2]
+    check(m, n, k, ta, False)
