@@ -59,6 +59,9 @@ def cases() -> dict[str, tuple[str, list]]:
     n = (1024, 1024)
     t = _t(n)
     c["ew_add_1M"] = (_fn([n, n], [f"%r = mindir.add %a0, %a1 : ({t}, {t}) -> {t}"], [n]), [n, n])
+    big4 = (4096, 4096)   # 64 MiB per array: msmlir-cpu-streaming-stores' size
+    c["ew_add_16M"] = (_fn([big4, big4], [f"%r = mindir.add %a0, %a1 : ({_t(big4)}, {_t(big4)}) -> {_t(big4)}"],
+                           [big4]), [big4, big4])
     c["softmax_1024"] = (_fn([n], [f"%r = mindir.softmax %a0 {{axis = -1 : i64}} : {t}"], [n]), [n])
     c["row_sum_4096"] = (_fn([(4096, 1024)], [
         f"%r = mindir.reduce_sum %a0 {{axes = array<i64: 1>}} : ({_t((4096, 1024))}) -> {_t((4096,))}"],

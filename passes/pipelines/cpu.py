@@ -16,12 +16,13 @@ from the cmeel-libomp wheel, bound by msmlir/runtime/linker.py); globalize=true 
 globals (faster matmul, non-reentrant functions); fast-math=false keeps
 math.exp/tanh/erf as libm calls; ops with fewer than min-work iterations keep
 the plain path (their scalar loops compile faster); the kernel classes the polyhedral
-scheduler compiles better than the hand strategies (transposes, alone or
-fused with elementwise ops, rows 4 KiB multiples apart) always go to it
+scheduler compiles at least as well as the hand strategies (transposes, alone or
+fused with elementwise ops, rows 4 KiB multiples apart; elementwise ops on
+their own; reductions over outer axes: column sums, bias gradients) always go to it
 (passes/poly/claim.py decides; scheduled at the end of "bufferized");
 poly=true also schedules every other plain-path loop nest with it (stage
-"poly" after "bufferized"; off by default: it loses on small matmuls,
-pooling windows, bias gradients, see passes/poly/claim.py). In the environment,
+"poly" after "bufferized"; off by default: it loses on small matmuls and
+pooling windows, see passes/poly/claim.py). In the environment,
 MSMLIR_CPU_CODEGEN=0|1, MSMLIR_CPU_THREADS=N and MSMLIR_CPU_POLY=0|1 set the
 defaults of codegen, threads and poly (A/B runs of whole test suites).
 

@@ -83,8 +83,42 @@ between runs):
   1024^2 6528 / 707, 1000^2 441 / 334, transpose*y + b 222 / 115. (At load
   8.5 no speedup over t=1 showed for either path.)
 
+  session 10 (codegen's own vector loops, vectorize.elementwise / columns:
+  16 x f32 lanes as the hand path's, masked tails, column blocks held in
+  registers across the reduced rows in strips of 8 rows; load 13-17 (the
+  shared machine busy), thread CPU time, min of 40-100 interleaved calls;
+  us hand / claimed (default) / the scheduler alone, and the scheduler
+  alone before this session; default/hand per run in brackets):
+  elementwise chain gelu*sigmoid 1M   654 / 644 / 751, before 978  (0.87-1.03 over 6 runs)
+  elementwise add 1M                  439 / 481 / 476, before 449  (0.91-1.06: a tie)
+  broadcast add 1024^2 + 1024         309 / 323 / 312, before 304  (0.95-1.00)
+  column sum 4096x1024                583 / 588 / 575, before 589  (0.95-1.01)
+  column sum 1000^2                   127 / 128 / 146, before 127  (1.01 over 100 calls x 3
+                                                                    placements; 1.02-1.05 in
+                                                                    6 runs of 40)
+  column sums 64x500, 128x84          2.8/2.7/2.7, 1.8/1.8/1.8, before 3.0, 2.1
+  middle-axis sum 64x256x64           143 / 152 / 143, before 144  (0.96-1.03)
+  B1's kernel (4M)                    3702 / 3326 (t=2 wall: 7563 / 3860)
+  -> claimed: elementwise ops on their own, reductions over outer axes.
+  Compile time: +30-70 ms of thread CPU per claimed kernel (isl and the
+  Python codegen; B5 / B6 claim none of their kernels: unchanged).
+  Not claimed: matmuls (pack-matmul runs before this pass; the scheduler's
+  row-blocked FMA columns: 64^3 5.8 / 4.6 us, 256^3 296 / 197, 17x23x19
+  2.0 / 1.9; before 15.9, 5849, 3.2), softmax / layernorm (row fusion:
+  659 / 339, 1023 / 648), standalone transposes at other strides (mixed,
+  and unmeasurable at this load: +-30% between runs).
+
 So the claimed classes are top-level linalg.generic ops on static tensors
 with at least `min-work` iterations:
+  * an elementwise op on its own (all loops parallel, inputs identity or
+    broadcast maps, body arith/math on non-index scalars, no bools) that
+    reads no other linalg op's result and feeds none (chains stay with
+    fusion / msmlir-fuse-rows / tile-vectorize): codegen's innermost vector
+    loop (vectorize.elementwise) ties or beats tile-vectorize;
+  * a reduction over outer axes only (its innermost loop parallel: column
+    sums, bias gradients, middle-axis sums; inputs identity maps), on its
+    own as above: codegen keeps blocks of up to 8 result vectors in
+    registers across the reduced rows (vectorize.columns);
   * transposes (only parallel loops, an operand read through a transposed
     map) whose rows are a multiple of 4 KiB apart: every cell of a column
     then falls in the same L1 set, and the hand strategies read columns
@@ -207,6 +241,58 @@ def _row_reduction(op: ir.Operation) -> bool:
             and len(list(acc.uses)) == 1)
 
 
+def _pure_body(op: ir.Operation) -> bool:
+    """The body is arith / math ops on non-index scalars (what codegen's
+    vector loops clone lane-wise: no linalg.index, no index maths)."""
+    for o in op.regions[0].blocks[0].operations:
+        o = o.operation
+        if not (o.name.startswith(("arith.", "math.")) or o.name == "linalg.yield"):
+            return False
+        if any(isinstance(v.type, ir.IndexType) for v in list(o.operands) + list(o.results)):
+            return False
+    return True
+
+
+def _elementwise_alone(op: ir.Operation) -> bool:
+    """An all-parallel linalg.generic (inputs identity / broadcast maps,
+    outputs identity) whose operands and results are not bools (vector<i1>
+    loads are bit-packed: codegen leaves those loops scalar)."""
+    li = loop_info(op) if op.name == "linalg.generic" else None
+    if li is None or not li.iterators or not _elementwise(op, len(li.iterators)) \
+            or not _pure_body(op):
+        return False
+    for v in list(op.operands) + list(op.results):
+        et = ir.RankedTensorType(v.type).element_type
+        if isinstance(et, ir.IntegerType) and ir.IntegerType(et).width == 1:
+            return False
+    return True
+
+
+def _outer_reduction(op: ir.Operation) -> bool:
+    """A linalg.generic reducing outer loops only (its innermost loop
+    parallel: column sums, bias gradients, middle-axis sums), inputs read in
+    loop order (identity maps), one result indexed by the parallel loops in
+    order: codegen makes its innermost loop a vector loop over the
+    accumulator row."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return False
+    li = loop_info(op)
+    if li is None or not li.iterators or li.iterators[-1] != "parallel" \
+            or "reduction" not in li.iterators:
+        return False
+    n = len(li.iterators)
+    ident = ir.AffineMap.get_identity(n)
+    kept = ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(d) for d in range(n)
+                                   if li.iterators[d] == "parallel"])
+    if any(m != ident for m in li.maps[:li.n_inputs]) or list(li.maps[li.n_inputs:]) != [kept]:
+        return False
+    if not _pure_body(op) or _captured(op) is None:
+        return False
+    return not any(isinstance(et, ir.IntegerType) and ir.IntegerType(et).width == 1
+                   for et in (ir.RankedTensorType(v.type).element_type
+                              for v in list(op.operands) + list(op.results)))
+
+
 def _linalg_in_block(v: ir.Value, block: ir.Block) -> bool:
     d = owner_op(v)
     return (d is not None and d.name.startswith("linalg.") and d.name != "linalg.fill"
@@ -257,6 +343,13 @@ def decide(op: ir.Operation, min_work: int, block: ir.Block | None = None
         if any(_linalg_in_block(v, block) for v in list(op.operands)[:li.n_inputs]) or \
                 any(u.name.startswith("linalg.") for u in _users_in(op, block)):
             return None, "a row reduction next to other linalg ops (msmlir-fuse-rows' row loops)"
+        return [op], None
+    if _elementwise_alone(op) or _outer_reduction(op):
+        if numel(op) < min_work:
+            return None, None
+        if any(_linalg_in_block(v, block) for v in list(op.operands)[:li.n_inputs]) or \
+                any(u.name.startswith("linalg.") for u in _users_in(op, block)):
+            return None, None   # (a chain's member: msmlir-fuse-rows / fusion keep it)
         return [op], None
     ins = li.maps[:li.n_inputs]
     if not any(_transposed(m) for m in ins) or numel(op) < min_work:
@@ -366,8 +459,9 @@ def outline(ops, name: str) -> None:
 
 
 @register_pass(NAME, "outline the linalg ops of the kernel classes the isl scheduler compiles "
-                     "better than the hand strategies (transposes, transposes with their "
-                     "elementwise consumers, row reductions), marked mskernel.poly",
+                     "at least as well as the hand strategies (transposes, transposes with their "
+                     "elementwise consumers, elementwise ops, row and column reductions), marked "
+                     "mskernel.poly",
                options={"min-work": Option(int, MIN_WORK, "ops with a smaller iteration space "
                                                           "stay on the plain path")})
 def claim(module: ir.Operation, *, min_work: int):

@@ -16,8 +16,11 @@ along which every varying access is contiguous (last index, stride +-1) gets
 makes its constant-bound loop an `affine.parallel` (one iteration per
 thread; lower-affine turns it into scf.parallel, the CPU pipeline's
 convert-scf-to-openmp into an OpenMP region). With `lanes` (cpu), the
-reduction loops among the `mskernel.vector` loops get vector accumulators
-(vectorize.py). The old nests are erased (ops between them hoisted before
+reduction loops among the `mskernel.vector` loops get vector accumulators,
+transposed point nests vector blocks, reductions over an outer loop
+register-blocked vector columns, the other independent innermost loops
+vector steps (vectorize.py: reductions, transposes, columns, elementwise).
+The old nests are erased (ops between them hoisted before
 / deallocs sunk after).
 """
 from __future__ import annotations
@@ -408,6 +411,8 @@ def rebuild(scop: Scop, schedule: isl.Schedule, lanes=None) -> int:
         done = vectorize.reductions(b.loops, lanes) if lanes is not None else 0
         if lanes is not None:
             vectorize.transposes(b.loops)
+            vectorize.columns(b.loops, lanes)
+            vectorize.elementwise(b.loops, lanes)
     for o in scop.hoist:
         o.move_before(first)
     for o in reversed(scop.sink):

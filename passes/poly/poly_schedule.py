@@ -12,7 +12,9 @@ memory model, schedule.py) and rebuilds the loops from the
 isl AST (codegen.py). On the cpu target, reduction loops along which every
 access is contiguous get vector accumulators (vectorize.py: scalar
 replacement of the accumulated cell, 4 partial-sum vectors, a masked tail;
-`vector-reductions=false` keeps the serial order), and `cpu-threads=N` > 1
+`vector-reductions=false` keeps the serial order), reductions over an outer
+loop (column sums, a matmul's k) register-blocked vector columns, the other
+independent innermost loops 16-lane vector steps, and `cpu-threads=N` > 1
 splits the outermost parallel band member of nests above the hand path's
 break-even work into N chunks, one `affine.parallel` iteration each
 (schedule.split_tasks; in claimed functions lowered to scf.parallel at once,

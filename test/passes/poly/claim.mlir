@@ -29,10 +29,13 @@ func.func @transpose_add(%x: tensor<8x1024xf32>, %y: tensor<1024x8xf32>) -> tens
 // -----
 
 // Rows 1000 x 4 B apart: the hand strategies are faster there, not claimed;
-// a dead op is not claimed either; an identity-map op is no candidate.
+// a dead op is not claimed either. An elementwise op on its own (identity
+// maps) is claimed (codegen's vector loops tie or beat tile-vectorize).
+// CHECK-LABEL: func.func private @not_claimed_poly0(%{{.*}}: tensor<8x1024xf32>) -> tensor<8x1024xf32> attributes {mskernel.poly}
 // CHECK-LABEL: func.func @not_claimed
-// CHECK-NOT:     call
-// CHECK-NOT:     mskernel.poly
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     linalg.generic
+// CHECK:         call @not_claimed_poly0
 #t = affine_map<(d0, d1) -> (d1, d0)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @not_claimed(%x: tensor<8x1000xf32>, %z: tensor<8x1024xf32>) -> (tensor<1000x8xf32>, tensor<8x1024xf32>) {
@@ -227,4 +230,90 @@ func.func @rows_of_3(%x: tensor<4096x3xf32>, %init: tensor<4096xf32>) -> tensor<
     linalg.yield %s : f32
   } -> tensor<4096xf32>
   return %r : tensor<4096xf32>
+}
+
+// -----
+
+// An elementwise chain member (its input another linalg op's result) stays
+// with the hand strategies (fusion / msmlir-fuse-rows keep chains whole);
+// so does an elementwise op on bools (i1 memrefs: no vector loads). No
+// remark: not candidates.
+// CHECK-LABEL: func.func @chain_member
+// CHECK-NOT:     call
+#id10 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @chain_member(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %e = tensor.empty() : tensor<64x256xf32>
+  %a = linalg.generic {indexing_maps = [#id10, #id10], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = math.exp %v : f32
+    linalg.yield %s : f32
+  } -> tensor<64x256xf32>
+  %b = linalg.generic {indexing_maps = [#id10, #id10, #id10], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %x : tensor<64x256xf32>, tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %s = arith.mulf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<64x256xf32>
+  return %b : tensor<64x256xf32>
+}
+// CHECK-LABEL: func.func @bools
+// CHECK-NOT:     call
+// CHECK-LABEL: func.func @rank0
+// CHECK-NOT:     call
+func.func @bools(%x: tensor<64x256xi1>, %y: tensor<64x256xi1>) -> tensor<64x256xi1> {
+  %e = tensor.empty() : tensor<64x256xi1>
+  %r = linalg.generic {indexing_maps = [#id10, #id10, #id10], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<64x256xi1>, tensor<64x256xi1>) outs(%e : tensor<64x256xi1>) {
+  ^bb0(%a: i1, %b: i1, %o: i1):
+    %s = arith.andi %a, %b : i1
+    linalg.yield %s : i1
+  } -> tensor<64x256xi1>
+  return %r : tensor<64x256xi1>
+}
+func.func @rank0(%x: tensor<f32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%x : tensor<f32>) outs(%e : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A reduction over outer loops only (a column sum / bias gradient, its
+// innermost loop parallel) is claimed: codegen keeps blocks of the result
+// row in vector registers across the reduced rows (vectorize.columns).
+// A sum over a middle axis too; a column sum reading its input transposed
+// is no such candidate (and a transposed read with a reduction: remark).
+// CHECK-LABEL: func.func private @col_sum_poly0(%{{.*}}: tensor<64x500xf32>, %{{.*}}: tensor<500xf32>) -> tensor<500xf32> attributes {mskernel.poly}
+// CHECK:         linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK-LABEL: func.func @col_sum
+// CHECK:         call @col_sum_poly0
+// CHECK-LABEL: func.func private @mid_sum_poly0
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+#id11 = affine_map<(d0, d1) -> (d0, d1)>
+#col11 = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mid = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @col_sum(%x: tensor<64x500xf32>, %init: tensor<500xf32>) -> tensor<500xf32> {
+  %r = linalg.generic {indexing_maps = [#id11, #col11], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<64x500xf32>) outs(%init : tensor<500xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<500xf32>
+  return %r : tensor<500xf32>
+}
+func.func @mid_sum(%x: tensor<8x64x32xf32>, %init: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %r = linalg.generic {indexing_maps = [#id3, #mid], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<8x64x32xf32>) outs(%init : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
 }

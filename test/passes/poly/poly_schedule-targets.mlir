@@ -19,11 +19,13 @@
 // CPU-NEXT:          affine.for %[[I1:.*]] = 0 to 128 step 32 {
 // CPU-NEXT:            affine.for %{{.*}} = 0 to 128 step 32 {
 // CPU-NEXT:              affine.for %{{.*}} = 0 to 128 step 32 {
-// CPU-NEXT:                affine.for %[[I:.*]] = 0 to 32 {
-// CPU-NEXT:                  affine.for %{{.*}} = 0 to 32 {
-// CPU-NEXT:                    affine.for %{{.*}} = 0 to 32 {
-// CPU-NEXT:                      affine.load %arg0[%[[I2]] + %[[I1]] + %[[I]], {{.*}}]
-// CPU:                         } {mskernel.band = "point"}
+// (the point loops i, k, j: j, contiguous, as 2 vector<16xf32> accumulators
+// of C's row held across k, for 4 rows of i at a time: vectorize.columns)
+// CPU-NEXT:                affine.for %[[I:.*]] = 0 to 32 step 4 {
+// CPU:                       affine.for %{{.*}} = 0 to 32 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CPU-NEXT:                    affine.load %arg0[%[[I2]] + %[[I1]] + %[[I]], {{.*}}]
+// CPU:                       } {mskernel.vector_columns = "2x16 rows 4"}
+// CPU:                     } {mskernel.band = "point"}
 // CPU:                   } {mskernel.band = "l1"}
 // CPU:             } {mskernel.band = "l2", mskernel.parallel}
 // gpu: one level, the i/j tile loops are blocks, the i/j point loops threads
@@ -70,9 +72,12 @@ func.func @matmul(%A: memref<512x512xf32>, %B: memref<512x512xf32>, %C: memref<5
 // (schedule.reuse_lost).
 // CPU-LABEL: func.func @add3d
 // CPU-SAME:    tile-sizes: none
+// The innermost loop: 32-lane vector steps of i8 (vectorize.elementwise).
 // CPU:         affine.for %{{.*}} = 0 to 64 {
 // CPU-NEXT:      affine.for %{{.*}} = 0 to 64 {
-// CPU-NEXT:        affine.for %{{.*}} = 0 to 64 {
+// CPU-NEXT:        affine.for %{{.*}} = 0 to 64 step 32 {
+// CPU:               arith.addi %{{.*}} : vector<32xi8>
+// CPU:             } {mskernel.vector_elementwise = "32"}
 // ascend (UB/2 = 96 KiB): 32^3 x 4 = 128 KiB does not fit, 16^3 does; the
 // innermost size is rounded up to 32 (32 bytes of i8): 16x16x32.
 // ASCEND-LABEL: func.func @add3d

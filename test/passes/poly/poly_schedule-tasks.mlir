@@ -39,11 +39,17 @@ func.func private @row_sum(%X: memref<512x1000xf32>, %Y: memref<512xf32>) attrib
 
 // A column sum: its parallel member (the columns) is the inner one (rows
 // outermost, streamed in order); the band is permutable, so the columns
-// are split: each task sums all rows over its half of the columns.
+// are split: each task sums all rows over its half of the columns, in
+// strips of 8 rows, each strip's 128-column blocks held in 8 vector
+// accumulators across the strip (vectorize.columns), then the 7 rows left.
 // CHECK-LABEL: func.func @col_sum
 // CHECK:         affine.parallel (%[[T:.*]]) = (0) to (2) {
-// CHECK:           affine.for %{{.*}} = 1 to 1000 {
-// CHECK-NEXT:        affine.for %{{.*}} = #{{.*}}(%[[T]]) to #{{.*}}(%[[T]]) {
+// CHECK:           affine.for %[[S:.*]] = 1 to 993 step 8 {
+// CHECK-NEXT:        affine.for %{{.*}} = #{{.*}}(%[[T]]) to #{{.*}}(%[[T]]) step 128 {
+// CHECK:               affine.for %{{.*}} = #{{.*}}(%[[S]]) to #{{.*}}(%[[S]]) iter_args(
+// CHECK:               } {mskernel.vector_columns = "8x16"}
+// CHECK:           affine.for %{{.*}} = #{{.*}}(%[[T]]) to #{{.*}}(%[[T]]) step 128 {
+// CHECK:             affine.for %{{.*}} = 993 to 1000 iter_args(
 func.func @col_sum(%X: memref<1000x512xf32>, %Y: memref<512xf32>) {
   %z = arith.constant 0.0 : f32
   affine.for %i = 0 to 512 {

@@ -28,17 +28,19 @@ func.func @carried(%A: memref<64x64xf32>) {
 }
 
 // An elementwise producer/consumer pair of nests over the same domain is
-// fused into one nest (the small nest is not tiled: it fits in L1).
+// fused into one nest (the small nest is not tiled: it fits in L1); its
+// innermost loop (independent iterations, every access contiguous) becomes
+// 16-lane vector code (vectorize.elementwise: the hand strategies' width).
 // CHECK-LABEL: func.func @chain
 // CHECK:         affine.for %[[I:.*]] = 0 to 32 {
-// CHECK-NEXT:      affine.for %[[J:.*]] = 0 to 48 {
-// CHECK-NEXT:        affine.load %arg0[%[[I]], %[[J]]]
-// CHECK-NEXT:        math.exp
-// CHECK-NEXT:        affine.store %{{.*}}, %arg1[%[[I]], %[[J]]]
-// CHECK-NEXT:        affine.load %arg1[%[[I]], %[[J]]]
-// CHECK-NEXT:        arith.mulf
-// CHECK-NEXT:        affine.store %{{.*}}, %arg2[%[[I]], %[[J]]]
-// CHECK-NEXT:      } {mskernel.vector}
+// CHECK-NEXT:      affine.for %[[J:.*]] = 0 to 48 step 16 {
+// CHECK-NEXT:        affine.vector_load %arg0[%[[I]], %[[J]]] : memref<32x48xf32>, vector<16xf32>
+// CHECK-NEXT:        math.exp %{{.*}} : vector<16xf32>
+// CHECK-NEXT:        affine.vector_store %{{.*}}, %arg1[%[[I]], %[[J]]]
+// CHECK-NEXT:        affine.vector_load %arg1[%[[I]], %[[J]]]
+// CHECK-NEXT:        arith.mulf %{{.*}} : vector<16xf32>
+// CHECK-NEXT:        affine.vector_store %{{.*}}, %arg2[%[[I]], %[[J]]]
+// CHECK-NEXT:      } {mskernel.vector_elementwise = "16"}
 // CHECK-NEXT:    } {{{.*}}mskernel.parallel}
 // CHECK-NEXT:    return
 func.func @chain(%X: memref<32x48xf32>, %T: memref<32x48xf32>, %Y: memref<32x48xf32>) {
@@ -63,30 +65,32 @@ func.func @chain(%X: memref<32x48xf32>, %T: memref<32x48xf32>, %Y: memref<32x48x
 // not tiled: one row of A and C with all of B (16.5 KiB) fits in L1/2, so
 // the reuse of B across rows is kept (schedule.reuse_lost); the member
 // along which most accesses are contiguous (j: B and C) is moved innermost
-// (i, k, j), a loop LLVM vectorizes. tile-sizes=16 given; a 4 KiB L1
+// (i, k, j). The k loop reduces into C's row, which moves with j only:
+// vectorize.columns keeps that row in 4 vector<16xf32> accumulators across
+// k (loaded before, stored after). tile-sizes=16 given; a 4 KiB L1
 // loses the reuse and gives 8 (3 x 8x8 x 4 B <= 2 KiB).
 // i and j are parallel (the outer loop is marked), k is the reduction.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME:    tile-sizes: none | target: cpu l1=49152 l2=1048576 {{.*}} | reductions: S0: dims [2]
-// CHECK:         affine.for %[[I:.*]] = 0 to 64 {
-// CHECK-NEXT:      affine.for %[[K:.*]] = 0 to 64 {
-// CHECK-NEXT:        affine.for %[[J:.*]] = 0 to 64 {
-// CHECK-NEXT:          affine.load %arg0[%[[I]], %[[K]]]
-// CHECK-NEXT:          affine.load %arg1[%[[K]], %[[J]]]
-// CHECK-NEXT:          affine.load %arg2[%[[I]], %[[J]]]
-// CHECK:               affine.store %{{.*}}, %arg2[%[[I]], %[[J]]]
-// CHECK-NEXT:        } {mskernel.vector}
-// CHECK-NEXT:      }
+// Rows of i in blocks of 4 (C's cell moves with i: each row its own
+// accumulators, 16 in all; B's row k is loaded once for the 4 rows), the
+// multiply-add contracted into an FMA (as pack-matmul computes it).
+// CHECK:         affine.for %[[I:.*]] = 0 to 64 step 4 {
+// CHECK-NEXT:      %[[C0:.*]] = affine.vector_load %arg2[%[[I]], 0] : memref<64x64xf32>, vector<16xf32>
+// CHECK:           %[[C15:.*]] = affine.vector_load %arg2[%[[I]] + 3, 48]
+// CHECK-NEXT:      %[[R:.*]]:16 = affine.for %[[K:.*]] = 0 to 64 iter_args(%[[A0:.*]] = %[[C0]], {{.*}}, %{{.*}} = %[[C15]])
+// CHECK-NEXT:        %[[A:.*]] = affine.load %arg0[%[[I]], %[[K]]]
+// CHECK:             affine.load %arg0[%[[I]] + 3, %[[K]]]
+// CHECK-NEXT:        %[[B0:.*]] = affine.vector_load %arg1[%[[K]], 0]
+// CHECK-NEXT:        %[[AV:.*]] = vector.broadcast %[[A]] : f32 to vector<16xf32>
+// CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[AV]], %[[B0]] fastmath<contract>
+// CHECK-NEXT:        arith.addf %[[A0]], %[[P]] fastmath<contract>
+// CHECK:             affine.vector_load %arg1[%[[K]], 48]
+// CHECK:             affine.yield
+// CHECK-NEXT:      } {mskernel.vector_columns = "4x16 rows 4"}
+// CHECK-NEXT:      affine.vector_store %[[R]]#0, %arg2[%[[I]], 0]
+// CHECK:           affine.vector_store %[[R]]#15, %arg2[%[[I]] + 3, 48]
 // CHECK-NEXT:    } {mskernel.parallel}
-// T16-LABEL: func.func @matmul
-// T16-SAME:    tile-sizes: l1 16x16x16
-// T16:         affine.for %{{.*}} = 0 to 64 step 16 {
-// T16-NEXT:      affine.for %{{.*}} = 0 to 64 step 16 {
-// T16-NEXT:        affine.for %{{.*}} = 0 to 64 step 16 {
-// T16-NEXT:          affine.for %{{.*}} = 0 to 16 {
-// SMALL-LABEL: func.func @matmul
-// SMALL-SAME:    tile-sizes: l1 8x8x8 | target: cpu l1=4096
-// SMALL:         affine.for %{{.*}} = 0 to 64 step 8 {
 func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64xf32>) {
   affine.for %i = 0 to 64 {
     affine.for %j = 0 to 64 {
@@ -110,12 +114,15 @@ func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64
 // own with constant bounds, vectorized as 8x8 transposed blocks
 // (vectorize.transposes: a transfer_read with a transposing permutation
 // map); the partial tiles of the last columns (4 wide) have constant
-// bounds too and stay scalar; only the corner keeps a min(...) bound.
+// bounds too: 4x4 blocks; only the corner keeps a min(...) bound (scalar).
 // Every piece of the tile band keeps its marks. tile-sizes=16 likewise.
+// Untiled (48 KiB L1), 100 is a multiple of 4, not 8: 4x4 blocks.
 // CHECK-LABEL: func.func @tails
 // CHECK-SAME:    tile-sizes: none
-// CHECK:         affine.for %{{.*}} = 0 to 100 {
-// CHECK-NEXT:      affine.for %{{.*}} = 0 to 100 {
+// CHECK:         affine.for %{{.*}} = 0 to 100 step 4 {
+// CHECK-NEXT:      affine.for %{{.*}} = 0 to 100 step 4 {
+// CHECK:             vector.transfer_read %arg0{{.*}} : memref<100x100xf32>, vector<4x4xf32>
+// CHECK:           } {mskernel.vector_transpose = "4x4"}
 // SMALL-LABEL: func.func @tails
 // SMALL-SAME:    options: {{.*}}isolate{{.*}}(i0) mod 16 = 0 and (i1) mod 16 = 0
 // SMALL:         affine.for %[[I0:.*]] = 0 to 85 step 16 {
@@ -129,10 +136,11 @@ func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64
 // SMALL-NEXT:          } {mskernel.vector_transpose = "8x8"}
 // SMALL-NEXT:        } {mskernel.band = "point"}
 // SMALL-NEXT:      }
-// SMALL-NEXT:      affine.for %{{.*}} = 0 to 16 {
-// SMALL-NEXT:        affine.for %[[J:.*]] = 0 to 4 {
-// SMALL-NEXT:          affine.load %arg0[%[[J]] + 96,
-// SMALL:           } {mskernel.band = "point"}
+// SMALL-NEXT:      affine.for %{{.*}} = 0 to 16 step 4 {
+// SMALL-NEXT:        affine.for %[[J:.*]] = 0 to 4 step 4 {
+// SMALL:               vector.transfer_read %arg0{{.*}} : memref<100x100xf32>, vector<4x4xf32>
+// SMALL:             } {mskernel.vector_transpose = "4x4"}
+// SMALL-NEXT:      } {mskernel.band = "point"}
 // SMALL-NEXT:    } {mskernel.band = "l1", mskernel.parallel}
 // SMALL-NEXT:    affine.for %[[J0:.*]] = 0 to 100 step 16 {
 // SMALL-NEXT:      affine.for %{{.*}} = 0 to 4 {

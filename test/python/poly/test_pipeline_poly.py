@@ -111,7 +111,8 @@ def test_gather_next_to_vector_code_stays():
   return %e, %g : tensor<4096xf32>, tensor<16xf32>
 }"""
     out = _poly_stage(text, poly=True, **{"min-work": 1024})
-    assert out is not None and "vector." in out and "memref.load" in out, out
+    # (the exp is claimed and vectorized by the scheduler's codegen: vector<16xf32> loads)
+    assert out is not None and "vector<16xf32>" in out and "memref.load" in out, out
     rng = np.random.default_rng(0)
     x = rng.standard_normal(4096).astype(np.float32)
     i = rng.integers(0, 4096, 16).astype(np.int32)
