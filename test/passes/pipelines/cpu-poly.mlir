@@ -15,7 +15,7 @@
 // CHECK-SAME:      mskernel.schedule = "tile-sizes:
 // CHECK:           arith.constant 0.0
 // CHECK:           affine.for
-// CHECK:             affine.store
+// CHECK:             affine.vector_store
 // CHECK:             affine.for
 // CHECK:               arith.mulf
 // CHECK:           return
