@@ -238,27 +238,6 @@ def _map_parallel_loop(top: ir.Operation, threads: int) -> str:
     return f"blocks {nb} (block_x) threads {T} (thread_x) over the parallel loop"
 
 
-_VIEWS = {"memref.expand_shape", "memref.collapse_shape", "memref.subview", "memref.cast",
-          "memref.reinterpret_cast"}
-
-
-def _check_views(kernel: ir.Operation) -> None:
-    """Declines a kernel that reaches one buffer through two memref values (a
-    view and its source): the polyhedral model (passes/poly/model.py) names
-    each memref value an array of its own, so the dependences between them
-    would be missed and the schedule could reorder a read before its write."""
-    roots = {}
-    for o in _loops(kernel, "affine.load") + _loops(kernel, "affine.store"):
-        v = o.operands[0 if o.name == "affine.load" else 1]
-        r = v
-        while not isinstance(r.owner, ir.Block) and r.owner.operation.name in _VIEWS:
-            r = r.owner.operation.operands[0]
-        roots.setdefault(r, set()).add(v)
-    if any(len(vs) > 1 for vs in roots.values()):
-        raise Declined("a buffer accessed through a view and its source (the polyhedral "
-                       "model would treat them as distinct arrays)")
-
-
 def schedule_and_map(kernel: ir.Operation, threads: int) -> str:
     """Schedules the bufferized `kernel` (func.func, linalg on memrefs) with
     isl for the GPU model capped at `threads` per block and maps its marked
@@ -270,7 +249,6 @@ def schedule_and_map(kernel: ir.Operation, threads: int) -> str:
     entry = kernel.regions[0].blocks[0]
     if not any(o.operation.name == "affine.for" for o in entry.operations):
         raise Declined("no loop nest")
-    _check_views(kernel)
     try:
         poly_schedule.schedule_function(kernel, tile_sizes=[],
                                         target=targets.make("gpu", threads=threads))

@@ -8,6 +8,9 @@ Together they order every pair of conflicting accesses that must stay
 ordered (the WAW chain is transitive; WAR is kept memory-based so a
 schedule can never move a write before a read of the old value).
 
+Accesses are taken per buffer (Scop.dep_reads/dep_writes): a write through
+a view and a read through its source are a dependence.
+
 A reduction is a statement that reads and writes the same cell with the same
 access function (`C[i,j] = C[i,j] + ...`); its self-dependences are carried
 only along some of its dims, the reduction dims.
@@ -40,7 +43,8 @@ def _flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.UnionMap, must
 
 
 def compute(scop: Scop) -> Dependences:
-    reads, writes, sched = scop.reads(), scop.writes(), scop.schedule_map()
+    # (per buffer: an access through a view and one through its source conflict)
+    reads, writes, sched = scop.dep_reads(), scop.dep_writes(), scop.schedule_map()
     raw = _flow(reads, writes, sched, must=True)
     waw = _flow(writes, writes, sched, must=True)
     # source = reads, sink = writes: every earlier read of the cell a write overwrites

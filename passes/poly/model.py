@@ -10,13 +10,21 @@ hand-written affine) into a `Scop`:
   domains     isl sets from the affine bounds: constant, or affine in the
               enclosing induction variables (max/min bounds included)
   accesses    reads/writes as isl maps from affine.load/affine.store maps
+  aliases     a buffer reached through several memref values (a view --
+              expand/collapse_shape, subview, cast, reinterpret_cast,
+              transpose -- and its source, or two views) is one array for
+              the dependences: each such access is also expressed as the
+              element offset into the root buffer (layout offset + sum of
+              index * stride, all static), so isl sees the conflicts
   schedule    the original order, 2d+1 encoding, padded to one dimension
 
 Anything else raises `NotRepresentable("<reason>")`: a non-affine index
 (memref.load/store), scf/affine.if control flow, iter_args, non-unit steps,
 dynamic sizes (bound operands that are not induction variables or
-constants), a scalar value flowing between statements, an op with unknown
-side effects inside a nest or between the nests.
+constants), a view with dynamic (or no) strides or offset of a buffer also
+reached through another memref value, a scalar value flowing between
+statements, an op with unknown side effects inside a nest or between the
+nests.
 """
 from __future__ import annotations
 
@@ -61,6 +69,11 @@ class Access:
     memref: ir.Value
     exprs: list[str]           # isl index expressions over the statement's iterators
     coeffs: list[dict | None]  # per index: {iterator position | CONST: coefficient} (None: not linear)
+    # the same access for the dependences: the root buffer's name and the element
+    # offset into it where the buffer is reached through several memref values
+    # (set by _Extractor.alias_roots; else the same as array / exprs)
+    dep_array: str = ""
+    dep_exprs: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -108,19 +121,28 @@ class Scop:
             u = u.union(isl.UnionSet(s.domain))
         return u
 
-    def _accesses(self, kind: str) -> isl.UnionMap:
+    def _accesses(self, kind: str, dep: bool = False) -> isl.UnionMap:
         u = isl.UnionMap("{ }")
         for s in self.statements:
             for a in getattr(s, kind):
+                arr, ex = (a.dep_array or a.array, a.dep_exprs or a.exprs) if dep else (a.array, a.exprs)
                 u = u.union(isl.UnionMap(
-                    f"{{ {s.name}[{', '.join(s.iters)}] -> {a.array}[{', '.join(a.exprs)}] }}"))
+                    f"{{ {s.name}[{', '.join(s.iters)}] -> {arr}[{', '.join(ex)}] }}"))
         return u.intersect_domain(self.domain())
 
     def reads(self) -> isl.UnionMap:
+        """Per memref value (the arrays codegen and the tiling see)."""
         return self._accesses("reads")
 
     def writes(self) -> isl.UnionMap:
         return self._accesses("writes")
+
+    def dep_reads(self) -> isl.UnionMap:
+        """Per buffer: views of one buffer as the same array (for the dependences)."""
+        return self._accesses("reads", dep=True)
+
+    def dep_writes(self) -> isl.UnionMap:
+        return self._accesses("writes", dep=True)
 
     def schedule_map(self) -> isl.UnionMap:
         d = self.depth
@@ -311,6 +333,7 @@ class _Extractor:
             self.nest(loop, [], [], [k])
         for s in self.statements:
             self.check_operands(s)
+        self.alias_roots()
         return Scop(self.func, loops, self.statements, self.arrays, hoist, sink, self.elem_bytes)
 
     def nest(self, loop: ir.Operation, ivs, constraints, position):
@@ -385,6 +408,28 @@ class _Extractor:
                 self.stmt_of_value[r] = name
         self.statements.append(st)
 
+    def alias_roots(self):
+        """Accesses to one buffer through several memref values get the root
+        buffer's name and their element offset into it as dep_array/dep_exprs."""
+        groups: dict = {}
+        for s in self.statements:
+            for a in s.reads + s.writes:
+                groups.setdefault(buffer_of(a.memref), []).append(a)
+        for k, accs in enumerate(groups.values()):
+            if len({a.memref for a in accs}) < 2:
+                continue
+            for a in accs:
+                try:
+                    strides, offset = ir.MemRefType(a.memref.type).get_strides_and_offset()
+                except RuntimeError:  # a layout map that is not strided
+                    strides, offset = [_DYNAMIC], _DYNAMIC
+                if _DYNAMIC in (*strides, offset):
+                    raise NotRepresentable(
+                        f"a view with dynamic strides or offset ({a.memref.type}) of a buffer "
+                        "also accessed through another memref value")
+                terms = [f"({offset})"] + [f"{st} * ({e})" for st, e in zip(strides, a.exprs) if st]
+                a.dep_array, a.dep_exprs = f"R{k}", [" + ".join(terms)]
+
     def check_operands(self, s: Statement):
         mine = set(s.ivs)
         for o in s.ops:
@@ -406,6 +451,26 @@ class _Extractor:
                     raise NotRepresentable("an induction variable used outside its statement")
             for r in o.results:
                 mine.add(r)
+
+
+_DYNAMIC = -(1 << 63)  # ShapedType::kDynamic
+# ops whose result addresses the same memory as their first operand
+_VIEWS = {"memref.expand_shape", "memref.collapse_shape", "memref.subview", "memref.cast",
+          "memref.reinterpret_cast", "memref.transpose"}
+
+
+def buffer_of(v: ir.Value):
+    """The buffer `v` is a view of: the value after following view ops back
+    to their sources (a global by its symbol: two get_globals alias)."""
+    while True:
+        o = owner_op(v)
+        if o is None or o.name not in _VIEWS:
+            break
+        v = o.operands[0]
+    o = owner_op(v)
+    if o is not None and o.name == "memref.get_global":
+        return ("global", ir.FlatSymbolRefAttr(o.attributes["name"]).value)
+    return v
 
 
 def extract(func: ir.Operation) -> Scop:

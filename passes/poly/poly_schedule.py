@@ -154,8 +154,9 @@ def _walk(op: ir.Operation, fn):
 
 
 def _outline_run(func: ir.Operation, run: list[ir.Operation], name: str):
-    """Outlines `run` into a private function; returns (callee, call, memrefs)
-    or None (left alone: an outside value that is neither a memref nor a constant)."""
+    """Outlines `run` into a private function (the views its loops use cloned
+    into it); returns (callee, call, memrefs) or None (left alone: an outside
+    value that is neither a memref nor a constant)."""
     ops = list(run)
     # in-between ops: hoist before / sink after the run (only values from outside)
     inside = set()
@@ -180,6 +181,22 @@ def _outline_run(func: ir.Operation, run: list[ir.Operation], name: str):
         used.extend(x.operands)
     for o in loops:
         _walk(o, visit)
+    # views the loops use (expand/collapse_shape, subview, ...) are cloned into
+    # the callee, their sources passed: a view and its source as two arguments
+    # would be two arrays to the model, their dependences missed
+    views = []
+
+    def chase(v):
+        o = model.owner_op(v)
+        if v in defined or o is None or o.name not in model._VIEWS or o in views:
+            return
+        for w in o.operands:
+            chase(w)
+        views.append(o)
+    for v in list(used):
+        chase(v)
+    for o in views:
+        visit(o)
     memrefs, consts, seen = [], [], set()
     for v in used:
         if v in defined or v in seen:
@@ -207,13 +224,17 @@ def _outline_run(func: ir.Operation, run: list[ir.Operation], name: str):
     remap = dict(zip(memrefs, entry.arguments))
     for c in consts:
         remap[c] = model.owner_op(c).clone(ir.InsertionPoint(ret)).results[0]
-    for o in loops:
-        o.move_before(ret)
 
     def fix(x):
         for i, v in enumerate(x.operands):
             if v in remap:
                 x.operands[i] = remap[v]
+    for o in views:
+        c = o.clone(ir.InsertionPoint(ret))
+        fix(c)
+        remap.update(zip(o.results, c.results))
+    for o in loops:
+        o.move_before(ret)
     for o in loops:
         _walk(o, fix)
     return callee.operation, call.operation, memrefs
