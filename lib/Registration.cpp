@@ -10,6 +10,7 @@
 // written to stderr by an LLVM signal handler (async-signal-safe: write(2)).
 //
 //===----------------------------------------------------------------------===//
+#include "AscendC.h"
 #include "MSKernel.h"
 #include "MindIR.h"
 
@@ -32,7 +33,8 @@ static void printCrashContext(void *) {
 }
 
 static void registerAll(DialectRegistry &registry) {
-  registry.insert<msmlir::mindir::MindIRDialect, msmlir::mskernel::MSKernelDialect>();
+  registry.insert<msmlir::mindir::MindIRDialect, msmlir::mskernel::MSKernelDialect,
+                  msmlir::ascendc::AscendCDialect>();
 }
 
 extern "C" {
@@ -46,6 +48,7 @@ msmlirLoadDialects(MlirContext context) {
   MLIRContext *ctx = unwrap(context);
   ctx->getOrLoadDialect<msmlir::mindir::MindIRDialect>();
   ctx->getOrLoadDialect<msmlir::mskernel::MSKernelDialect>();
+  ctx->getOrLoadDialect<msmlir::ascendc::AscendCDialect>();
 }
 
 /// Sets the text printed if the process dies on a signal (installs the handler

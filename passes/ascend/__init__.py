@@ -42,9 +42,18 @@
                         arithmetic: arith wraps, C++'s signed overflow is
                         undefined); gather's index check as a status output the
                         host runner raises
+    stmt.py             one Ascend C call of a stage: the record the planners build,
+                        one ascendc op each, printed back as the statement
+    to_ascendc.py       vector plans -> `ascendc.kernel` ops (dialects/AscendC.td:
+                        queues with depth, TBufs, CopyIn/Compute/CopyOut stages,
+                        DataCopy/DataCopyPad with block parameters, vector ops with
+                        counts, the tile split over cores), checked by the verifiers
+    emit_ascendc.py     Ascend C of an ascendc.kernel op (the IR alone); the
+                        ascendc-emit pass
     emit.py             Ascend C kernel, host tiling, launch stub, project layout
+                        (vector kernels' device code through emit_ascendc.py)
     cost.py             per-kernel report and the cost model
     lower_to_ascend.py  mskernel-lower-to-ascend: the pass
     pipeline.py         msmlir-ascend-pipeline{soc=...}
 """
-from . import lower_to_ascend, pipeline  # noqa: F401  (register the pass and the pipeline)
+from . import emit_ascendc, lower_to_ascend, pipeline  # noqa: F401  (register the passes and the pipeline)

@@ -5,19 +5,27 @@ not LLVM IR; this pass is where msmlir's kernel level meets the Ascend C
 programming model. For every kernel function (`mskernel.kind`) it plans the
 kernel (plan.py, vector.py, cube.py, conv.py, pool.py, split.py: roles of the
 values, UB/L1/L0 buffers, TQue double buffering, tiles from the UB budget,
-multi-core split), emits the
-Ascend C kernel, host tiling and launch stub (emit.py), and records on the
-function `mskernel.target = #mskernel.target<ascend>`, `ascend.kernel` (the
-kernel's symbol) and `ascend.report` (UB/L1/L0 bytes, double buffering,
-DataCopy calls, estimated cycles; cost.py), also reported as a remark.
-`emit-dir=DIR` writes the CANN custom-operator project (op_kernel/, op_host/,
-launch/, report.txt) there. The host graph is left as it is (it runs on the CPU).
+multi-core split) and records on the function `mskernel.target =
+#mskernel.target<ascend>`, `ascend.kernel` (the kernel's symbol) and
+`ascend.report` (UB/L1/L0 bytes, double buffering, DataCopy calls, estimated
+cycles; cost.py), also reported as a remark.
 
-There is no intermediate `ascendc` dialect: the plan (a Python structure) is
-that level; see plan.py. A kernel the vector/cube planners cannot express
-becomes a scalar-loop Ascend C kernel (scalar.py), reported as `scalar
-fallback` with the reason; with `fallback=false` it is an error at the
-kernel function naming the reason. Nothing falls back to the CPU.
+Vector kernels (elementwise chains, broadcasts, last-axis reductions such as
+softmax / layernorm, first-axis column sums; also the vector parts of
+groups: matmul / conv epilogues, split sums) are lowered to the `ascendc`
+dialect: one `ascendc.kernel` op each, placed in the module after its
+kernel function (to_ascendc.py; verified by the dialect's verifiers), and
+their Ascend C is printed from that op alone (emit_ascendc.py). Cube
+(matmul, conv's GEMMs), transpose, data-movement (im2col, permute), pooling
+and scalar-fallback kernels have no ascendc ops yet: they are emitted from
+their plans (cube.py, group.py, conv.py, pool.py, scalar.py).
+
+`emit-dir=DIR` writes the CANN custom-operator project (op_kernel/, op_host/,
+launch/, report.txt) there. The host graph is left as it is (it runs on the
+CPU). A kernel the vector/cube planners cannot express becomes a scalar-loop
+Ascend C kernel (scalar.py), reported as `scalar fallback` with the reason;
+with `fallback=false` it is an error at the kernel function naming the
+reason. Nothing falls back to the CPU.
 """
 from __future__ import annotations
 
@@ -66,12 +74,30 @@ def lower_module(module: ir.Operation, *, soc: str = "Ascend910B", cores: int = 
         for part, _, _ in plan.parts or []:
             part.report = cost.report(part)
         plan.report = cost.report(plan)
+        try:
+            _lower_to_ascendc(plan, f, ub_scale)
+        except ValueError as e:
+            if errors is None:
+                raise Unsupported(f"kernel @{name}: {e}") from None
+            errors.append((f, f"{NAME}: kernel @{name}: {e}"))
+            continue
         plans.append(plan)
         with f.context:
             f.attributes["mskernel.target"] = ir.Attribute.parse("#mskernel.target<ascend>")
             f.attributes["ascend.kernel"] = ir.StringAttr.get(plan.kernel)
             f.attributes["ascend.report"] = ir.StringAttr.get(cost.format_report(plan.report))
     return plans
+
+
+def _lower_to_ascendc(plan, f: ir.Operation, ub_scale: int) -> None:
+    """The ascendc.kernel op of every vector kernel of `plan` (itself or its
+    parts), inserted after kernel function `f` in part order (plan.ir)."""
+    from . import to_ascendc
+    after = f
+    for p in [q for q, _, _ in plan.parts] if plan.parts else [plan]:
+        if to_ascendc.is_vector(p):
+            p.ir = to_ascendc.build(p, after=after, ub_scale=ub_scale)
+            after = p.ir
 
 
 def plan_kernel(fn: ir.Operation, kernel: str, *, soc: str = "Ascend910B", cores: int = 0,

@@ -40,11 +40,14 @@ pooling and outer+inner sums have planners of their own (conv.py, pool.py,
 split.py), the rest goes to the scalar fallback or, with fallback=false, is
 an error at the kernel.
 
-Why no `ascendc` MLIR dialect: the plan is small, per-kernel and consumed
-once by the emitter; an ODS dialect would need the C++ dialect library
-rebuilt for every op/attribute while adding no transformation that works on
-it (no pass rewrites Ascend-level IR here). The Ascend level is this Python
-plan, printed as the emitted source and the per-kernel report.
+The Ascend level is MLIR: to_ascendc.py turns a vector plan into an
+`ascendc.kernel` op (dialects/AscendC.td: queues with depth, TBufs,
+CopyIn/Compute/CopyOut stages, DataCopy/DataCopyPad with block parameters,
+vector instructions with counts, the tile split over cores), checked by the
+dialect's verifiers and printed by emit_ascendc.py. The planners' statements
+(`compute`, `row_pre`, `finish`) are stmt.py records, one Ascend C call each.
+Cube, transpose, data-movement, pooling and scalar kernels are not on that
+IR yet: they are emitted from their plans.
 """
 from __future__ import annotations
 
@@ -113,6 +116,12 @@ class Tiling:
         return align_up(self.cb)
 
 
+def tiling_values(t: Tiling) -> dict:
+    """The host tiling data of a vector kernel (TILING_DATA_FIELD_DEF order)."""
+    return {"totalRows": t.R, "rowLen": t.C, "tileRows": t.rb, "tileCols": t.cb, "colTiles": t.nct,
+            "tileNum": t.tiles, "tilesPerCore": t.tiles_per_core, "blockDim": t.block_dim}
+
+
 @dataclass
 class Plan:
     kernel: str                    # Ascend kernel symbol
@@ -149,6 +158,7 @@ class Plan:
     halves: bool = False           # f16 values: half queues, Cast f16 <-> f32, a half rounding buffer
     dma: dict | None = None        # data-movement kernels (conv.py: im2col, permute): tiling, copies
     pool: dict | None = None       # pooling kernels (pool.py): tiling, window, gather tables
+    ir: object = None              # vector kernels: the ascendc.kernel op (to_ascendc.py), the emitter's input
 
 
 # ----------------------------------------------------------------------------- analysis helpers

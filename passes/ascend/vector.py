@@ -1,6 +1,7 @@
 """Vector kernels: the linalg bodies of a planned kernel (plan.py) as Ascend C
 vector instructions on UB tiles, UB slots by liveness, tile sizes from the UB
-budget (no pass).
+budget (no pass). The instructions are stmt.py records (one Ascend C call
+each: api, operands, count), which to_ascendc.py turns into `ascendc` ops.
 
 Each scalar op of a linalg.generic body becomes one level-2 vector
 instruction over the tile (`Add(dst, a, b, count)`, `Exp(dst, src, count)`,
@@ -28,6 +29,7 @@ import math
 
 from mlir import ir
 
+from . import stmt as S
 from .plan import (F32, LANES, Plan, Tiling, Unsupported, Value, _BINARY, _COMBINERS, _SCALAR_FORM,
                    _UNARY, _norm_shape, align_up, f32_literal, is_bool, is_f16, is_i32, kind_of)
 
@@ -136,12 +138,14 @@ def build(p) -> Plan:
     def owns(v: Value) -> bool:
         return v.kind == "temp" or (v.kind == "input" and v.dtype in ("u8", "i32", "f16"))
 
-    u8_cast_in = ("for (uint32_t r = 0; r < rows; ++r) {{ Cast(hbuf[r * pitchH], {src}[r * pitch8], "
-                  "RoundMode::CAST_NONE, colsAl); Cast({dst}[r * pitch], hbuf[r * pitchH], RoundMode::CAST_NONE, "
-                  "colsAl); }}")
-    u8_cast_out = ("for (uint32_t r = 0; r < rows; ++r) {{ Cast(hbuf[r * pitchH], {src}[r * pitch], "
-                   "RoundMode::CAST_NONE, colsAl); Cast({dst}[r * pitch8], hbuf[r * pitchH], RoundMode::CAST_ROUND, "
-                   "colsAl); }}")
+    def u8_cast_in(src, dst):
+        return S.rows(S.vec("Cast", "hbuf[r * pitchH]", f"{src}[r * pitch8]", "RoundMode::CAST_NONE", "colsAl"),
+                      S.vec("Cast", f"{dst}[r * pitch]", "hbuf[r * pitchH]", "RoundMode::CAST_NONE", "colsAl"))
+
+    def u8_cast_out(src, dst):
+        return S.rows(S.vec("Cast", "hbuf[r * pitchH]", f"{src}[r * pitch]", "RoundMode::CAST_NONE", "colsAl"),
+                      S.vec("Cast", f"{dst}[r * pitch8]", "hbuf[r * pitchH]", "RoundMode::CAST_ROUND", "colsAl"))
+
     def cnt(cls):
         return {"F": "cntF", "R": "cntR", "C": "colsAl"}[cls]
 
@@ -160,19 +164,19 @@ def build(p) -> Plan:
             yes, no = ("zeros", "ones") if inverted else ("ones", "zeros")
             if len(modes) == 2:             # one / ueq: LT or GT (false on NaN lanes), then inverted or not
                 t = slot_for(cls)
-                vec("Compare", cls, f"Compare(bits, {xa}, {xb}, CMPMODE::{modes[0]}, cnt64);")
-                vec("Select", cls, f"Select({t}, bits, {yes}, {no}, SELMODE::VSEL_TENSOR_TENSOR_MODE, cnt64);")
+                vec("Compare", cls, "bits", xa, xb, f"CMPMODE::{modes[0]}", "cnt64")
+                vec("Select", cls, t, "bits", yes, no, "SELMODE::VSEL_TENSOR_TENSOR_MODE", "cnt64")
                 no = t
                 temps.append(t)
-            vec("Compare", cls, f"Compare(bits, {xa}, {xb}, CMPMODE::{modes[-1]}, cnt64);")
-            vec("Select", cls, f"Select({dst}, bits, {yes}, {no}, SELMODE::VSEL_TENSOR_TENSOR_MODE, cnt64);")
+            vec("Compare", cls, "bits", xa, xb, f"CMPMODE::{modes[-1]}", "cnt64")
+            vec("Select", cls, dst, "bits", yes, no, "SELMODE::VSEL_TENSOR_TENSOR_MODE", "cnt64")
             temps += [x for x, t in ((xa, ta), (xb, tb)) if t]
         else:
             xc, tc = materialize(c, cls)
-            vec("Compare", cls, f"Compare(bits, {xc}, zeros, CMPMODE::NE, cnt64);")
+            vec("Compare", cls, "bits", xc, "zeros", "CMPMODE::NE", "cnt64")
             xa, ta = materialize(a, cls)
             xb, tb = materialize(b, cls)
-            vec("Select", cls, f"Select({dst}, bits, {xa}, {xb}, SELMODE::VSEL_TENSOR_TENSOR_MODE, cnt64);")
+            vec("Select", cls, dst, "bits", xa, xb, "SELMODE::VSEL_TENSOR_TENSOR_MODE", "cnt64")
             temps += [x for x, t in ((xc, tc), (xa, ta), (xb, tb)) if t]
         for t in temps:
             release(t)
@@ -186,14 +190,14 @@ def build(p) -> Plan:
                 raise Unsupported("a row-level comparison of a broadcast value")
         vals = [f"{o[1]}.GetValue(r)" if o[0] == "tile" else f"({o[1]})" for o in operands]
         val = expr(*vals) if select else f"({expr(*vals)}) ? 1.0f : 0.0f"
-        out("SetFlag<HardEvent::V_S>(0); WaitFlag<HardEvent::V_S>(0);")
-        out(f"for (uint32_t r = 0; r < rows; ++r) {{ {dst}.SetValue(r, {val}); }}")
-        out("SetFlag<HardEvent::S_V>(0); WaitFlag<HardEvent::S_V>(0);")
+        out(S.sync("V_S"))
+        out(S.rows(S.scalar(f"{dst}.SetValue(r, {val});")))
+        out(S.sync("S_V"))
         state["scalar_ops"] += 2
         return ("tile", dst)
 
-    def vec(api, cls, text):
-        out(text)
+    def vec(api, cls, *args):
+        out(S.vec(api, *args))
         vec_ops.append((api, cls))
 
     for v, _ in inputs:
@@ -201,8 +205,8 @@ def build(p) -> Plan:
             if col_mode:
                 raise Unsupported("i1 tensors in a kernel reducing over the first axes")
             v.slot = pools["F"].get()
-            out(f"// i1 argument {v.index}: uint8 0/1 -> f32 mask")
-            out(u8_cast_in.format(src=v.name, dst=v.slot))
+            out(S.note(f"i1 argument {v.index}: uint8 0/1 -> f32 mask"))
+            out(u8_cast_in(v.name, v.slot))
             vec_ops.append(("Cast", "row*"))
             vec_ops.append(("Cast", "row*"))
             state["masks"] = True
@@ -211,27 +215,27 @@ def build(p) -> Plan:
             if col_mode:
                 raise Unsupported("i32 tensors in a kernel reducing over the first axes")
             v.slot = pools[cls].get()
-            out(f"// i32 argument {v.index}: int32 -> f32")
-            vec("Cast", cls, f"Cast({v.slot}, {v.name}, RoundMode::CAST_NONE, {cnt(cls)});")
+            out(S.note(f"i32 argument {v.index}: int32 -> f32"))
+            vec("Cast", cls, v.slot, v.name, "RoundMode::CAST_NONE", cnt(cls))
         if v is not None and v.dtype == "f16" and v.role in ("full", "row"):
             if col_mode and v.role != "full":
                 raise Unsupported("an f16 row value in a kernel reducing over the first axes")
             cls = "F" if v.role == "full" else "R"
             v.slot = pools[cls].get()
             state["halves"] = True
-            out(f"// f16 argument {v.index}: half -> f32 (exact)")
+            out(S.note(f"f16 argument {v.index}: half -> f32 (exact)"))
             if cls == "F":
-                out(f"for (uint32_t r = 0; r < rows; ++r) {{ Cast({v.slot}[r * pitch], {v.name}[r * pitchH], "
-                    "RoundMode::CAST_NONE, colsAl); }")
+                out(S.rows(S.vec("Cast", f"{v.slot}[r * pitch]", f"{v.name}[r * pitchH]", "RoundMode::CAST_NONE",
+                                 "colsAl")))
                 vec_ops.append(("Cast", "row*"))
             else:
-                vec("Cast", cls, f"Cast({v.slot}, {v.name}, RoundMode::CAST_NONE, cntR);")
+                vec("Cast", cls, v.slot, v.name, "RoundMode::CAST_NONE", "cntR")
 
     def round_half(src, dst, cls):
         """dst = src rounded to f16 (an f16 op computed in f32: Cast to half and back)."""
         state["halves"] = True
-        vec("Cast", cls, f"Cast(rnd, {src}, RoundMode::CAST_RINT, {cnt(cls)});")
-        vec("Cast", cls, f"Cast({dst}, rnd, RoundMode::CAST_NONE, {cnt(cls)});")
+        vec("Cast", cls, "rnd", src, "RoundMode::CAST_RINT", cnt(cls))
+        vec("Cast", cls, dst, "rnd", "RoundMode::CAST_NONE", cnt(cls))
 
     def slot_for(cls: str):
         return pools[cls].get()
@@ -246,14 +250,13 @@ def build(p) -> Plan:
             return e, False
         t = slot_for(cls)
         if kind == "scalar":
-            vec("Duplicate", cls, f"Duplicate({t}, {e}, {cnt(cls)});")
+            vec("Duplicate", cls, t, e, cnt(cls))
         elif kind == "rowb":
-            out(f"for (uint32_t r = 0; r < rows; ++r) {{ float v = {e}.GetValue(r); "
-                         f"Duplicate({t}[r * pitch], v, colsAl); }}")
+            out(S.rows(S.scalar(f"float v = {e}.GetValue(r);"), S.vec("Duplicate", f"{t}[r * pitch]", "v", "colsAl")))
             vec_ops.append(("Duplicate", "row*"))
             state["scalar_ops"] += 1
         elif kind == "colb":
-            out(f"for (uint32_t r = 0; r < rows; ++r) {{ DataCopy({t}[r * pitch], {e}, colsAl); }}")
+            out(S.rows(S.copy(f"{t}[r * pitch]", e, "colsAl")))
             vec_ops.append(("DataCopy(UB)", "row*"))
         return t, True
 
@@ -266,33 +269,33 @@ def build(p) -> Plan:
             return ("scalar", fname.format(a[1], b[1]))
         if ka == "tile" and kb == "scalar" and (api in _SCALAR_FORM or api == "Sub"):
             s = b[1] if api != "Sub" else f"(-{b[1]})"
-            vec(_SCALAR_FORM.get(api, "Adds"), cls, f"{_SCALAR_FORM.get(api, 'Adds')}({dst}, {a[1]}, {s}, {cnt(cls)});")
+            vec(_SCALAR_FORM.get(api, "Adds"), cls, dst, a[1], s, cnt(cls))
             return ("tile", dst)
         if kb == "tile" and ka == "scalar" and api in _SCALAR_FORM:
-            vec(_SCALAR_FORM[api], cls, f"{_SCALAR_FORM[api]}({dst}, {b[1]}, {a[1]}, {cnt(cls)});")
+            vec(_SCALAR_FORM[api], cls, dst, b[1], a[1], cnt(cls))
             return ("tile", dst)
         if kb == "tile" and ka == "scalar" and api == "Sub":       # s - x = (-x) + s, exact
-            vec("Muls", cls, f"Muls({dst}, {b[1]}, -1.0f, {cnt(cls)});")
-            vec("Adds", cls, f"Adds({dst}, {dst}, {a[1]}, {cnt(cls)});")
+            vec("Muls", cls, dst, b[1], "-1.0f", cnt(cls))
+            vec("Adds", cls, dst, dst, a[1], cnt(cls))
             return ("tile", dst)
         if cls == "F" and {ka, kb} == {"tile", "rowb"} and (api in _SCALAR_FORM or (api == "Sub" and kb == "rowb")):
             t, r = (a[1], b[1]) if ka == "tile" else (b[1], a[1])
             neg = "-" if api == "Sub" else ""
             sf = _SCALAR_FORM.get(api, "Adds")
-            out(f"for (uint32_t r = 0; r < rows; ++r) {{ float v = {neg}{r}.GetValue(r); "
-                         f"{sf}({dst}[r * pitch], {t}[r * pitch], v, colsAl); }}")
+            out(S.rows(S.scalar(f"float v = {neg}{r}.GetValue(r);"),
+                       S.vec(sf, f"{dst}[r * pitch]", f"{t}[r * pitch]", "v", "colsAl")))
             vec_ops.append((sf, "row*"))
             state["scalar_ops"] += 1
             return ("tile", dst)
         if cls == "F" and {ka, kb} == {"tile", "colb"}:
             x = f"{a[1]}[r * pitch]" if ka == "tile" else a[1]
             y = f"{b[1]}[r * pitch]" if kb == "tile" else b[1]
-            out(f"for (uint32_t r = 0; r < rows; ++r) {{ {api}({dst}[r * pitch], {x}, {y}, colsAl); }}")
+            out(S.rows(S.vec(api, f"{dst}[r * pitch]", x, y, "colsAl")))
             vec_ops.append((api, "row*"))
             return ("tile", dst)
         xa, ta = materialize(a, cls)
         xb, tb = materialize(b, cls)
-        vec(api, cls, f"{api}({dst}, {xa}, {xb}, {cnt(cls)});")
+        vec(api, cls, dst, xa, xb, cnt(cls))
         for t, is_t in ((xa, ta), (xb, tb)):
             if is_t:
                 temps.append(t)
@@ -309,7 +312,7 @@ def build(p) -> Plan:
             if api == "Rsqrt":
                 return ("scalar", f"(1.0f / sqrtf({a[1]}))")
         x, t = materialize(a, cls)
-        vec(api, cls, f"{api}({dst}, {x}, {cnt(cls)});")
+        vec(api, cls, dst, x, cnt(cls))
         if t:
             release(x)
         return ("tile", dst)
@@ -478,15 +481,15 @@ def build(p) -> Plan:
                 dst = slot_for(res_cls)
             else:
                 dst = slot_for(res_cls)
-        out(f"// {_describe(op)}")
+        out(S.note(_describe(op)))
         if not reducing:
             last = eval_body(op, cls, body_ops, arg_desc, dst, True, round_last=half_out is None)
             if last is None or last[0] != "tile" or last[1] != dst:
                 if last is not None and last[0] == "scalar":
-                    vec("Duplicate", cls, f"Duplicate({dst}, {last[1]}, {cnt(cls)});")
+                    vec("Duplicate", cls, dst, last[1], cnt(cls))
                 elif last is not None:
                     x, t = materialize(last, cls)
-                    vec("Muls", cls, f"Muls({dst}, {x}, 1.0f, {cnt(cls)});")      # exact, -0.0 included
+                    vec("Muls", cls, dst, x, "1.0f", cnt(cls))      # exact, -0.0 included
                     if t:
                         release(x)
                 else:
@@ -518,16 +521,16 @@ def build(p) -> Plan:
             x, tmp = materialize(src, "F")
             if col_mode:
                 vapi = {"ReduceSum": "Add", "ReduceMax": "Max", "ReduceMin": "Min"}[api]
-                init_stmt = f"Duplicate({dst}, {f32_literal(init)}, colsAl);"
+                init_stmt = S.vec("Duplicate", dst, f32_literal(init), "colsAl")
                 chunk_init.append(init_stmt)
-                out(f"for (uint32_t r = 0; r < rows; ++r) {{ {vapi}({dst}, {dst}, {x}[r * pitch], colsAl); }}")
+                out(S.rows(S.vec(vapi, dst, dst, f"{x}[r * pitch]", "colsAl")))
                 vec_ops.append((vapi, "row*"))
                 if tmp:
                     release(x)
                 if xt is not None and xt != x:
                     release(xt)
                 if acc_out is not None:
-                    finish.append(f"DataCopy(out{acc_out}, {dst}, colsAl);")
+                    finish.append(S.copy(f"out{acc_out}", dst, "colsAl"))
                     outputs[acc_out] = Value(f"out{acc_out}", "col", "output", index=acc_out)
                 p.values[res_root] = Value(dst, "col", "temp", slot=dst)
                 for r, v in in_vals:
@@ -539,10 +542,9 @@ def build(p) -> Plan:
                 lit = f32_literal(init)
                 combine = {"ReduceSum": f"{lit} + v", "ReduceMax": f"fmaxf({lit}, v)",
                            "ReduceMin": f"fminf({lit}, v)"}[api]
-            out(f"for (uint32_t r = 0; r < rows; ++r) {{ {api}(red, {x}[r * pitch], work, cols); "
-                         f"SetFlag<HardEvent::V_S>(0); WaitFlag<HardEvent::V_S>(0); "
-                         f"float v = red.GetValue(0); {dst}.SetValue(r, {combine}); }}")
-            out("SetFlag<HardEvent::S_V>(0); WaitFlag<HardEvent::S_V>(0);")
+            out(S.rows(S.vec(api, "red", f"{x}[r * pitch]", "work", "cols"), S.sync("V_S"),
+                       S.scalar("float v = red.GetValue(0);"), S.scalar(f"{dst}.SetValue(r, {combine});")))
+            out(S.sync("S_V"))
             vec_ops.append((api, "row*"))
             state["scalar_ops"] += 2
             if tmp:
@@ -554,28 +556,27 @@ def build(p) -> Plan:
         if out_idx is not None:
             outputs[out_idx] = val
         if bool_out is not None and out_role == "row":
-            out(f"// i1 result {bool_out} (one per row): f32 mask -> uint8 0/1 by the scalar unit")
-            out("SetFlag<HardEvent::V_S>(0); WaitFlag<HardEvent::V_S>(0);")
-            out(f"for (uint32_t r = 0; r < rows; ++r) {{ out{bool_out}.SetValue(r, (uint8_t)({dst}.GetValue(r) != 0.0f)); }}")
+            out(S.note(f"i1 result {bool_out} (one per row): f32 mask -> uint8 0/1 by the scalar unit"))
+            out(S.sync("V_S"))
+            out(S.rows(S.scalar(f"out{bool_out}.SetValue(r, (uint8_t)({dst}.GetValue(r) != 0.0f));")))
             state["scalar_ops"] += 2
             outputs[bool_out] = Value(f"out{bool_out}", "row", "output", index=bool_out, dtype="u8")
         elif bool_out is not None:
-            out(f"// i1 result {bool_out}: f32 mask -> uint8 0/1")
-            out(u8_cast_out.format(src=dst, dst=f"out{bool_out}"))
+            out(S.note(f"i1 result {bool_out}: f32 mask -> uint8 0/1"))
+            out(u8_cast_out(dst, f"out{bool_out}"))
             vec_ops.append(("Cast", "row*"))
             vec_ops.append(("Cast", "row*"))
             outputs[bool_out] = Value(f"out{bool_out}", "full", "output", index=bool_out, dtype="u8")
         if half_out is not None:
             k = half_out
-            out(f"// f16 result {k}: f32 -> half (round to nearest even)")
+            out(S.note(f"f16 result {k}: f32 -> half (round to nearest even)"))
             if out_role == "full":
-                out(f"for (uint32_t r = 0; r < rows; ++r) {{ Cast(out{k}[r * pitchH], {dst}[r * pitch], "
-                    "RoundMode::CAST_RINT, colsAl); }")
+                out(S.rows(S.vec("Cast", f"out{k}[r * pitchH]", f"{dst}[r * pitch]", "RoundMode::CAST_RINT", "colsAl")))
                 vec_ops.append(("Cast", "row*"))
             elif out_role == "col":                # column mode: once per column chunk (Finish)
-                vec("Cast", "C", f"Cast(out{k}, {dst}, RoundMode::CAST_RINT, colsAl);")
+                vec("Cast", "C", f"out{k}", dst, "RoundMode::CAST_RINT", "colsAl")
             else:
-                vec("Cast", "R", f"Cast(out{k}, {dst}, RoundMode::CAST_RINT, cntR);")
+                vec("Cast", "R", f"out{k}", dst, "RoundMode::CAST_RINT", "cntR")
             state["halves"] = True
             outputs[k] = Value(f"out{k}", out_role, "output", index=k, dtype="f16")
         for r, v in in_vals:
@@ -591,12 +592,12 @@ def build(p) -> Plan:
                 math.prod(ir.RankedTensorType(r.type).shape) != p.R * p.C or col_mode:
             raise Unsupported(f"result {k} is not computed by the kernel (an argument or a constant)")
         if v.dtype == "f16":                 # a reshaped f16 argument (AMP's flatten): its f32 image back to half
-            out(f"for (uint32_t r = 0; r < rows; ++r) {{ Cast(out{k}[r * pitchH], {v.slot}[r * pitch], "
-                f"RoundMode::CAST_RINT, colsAl); }}  // result {k} is argument {v.index}")
+            out(S.rows(S.vec("Cast", f"out{k}[r * pitchH]", f"{v.slot}[r * pitch]", "RoundMode::CAST_RINT", "colsAl"),
+                       note=f"result {k} is argument {v.index}"))
             vec_ops.append(("Cast", "row*"))
             outputs[k] = Value(f"out{k}", "full", "output", index=k, dtype="f16")
             continue
-        out(f"DataCopy(out{k}, {v.slot or v.name}, cntF);  // result {k} is argument {v.index}")
+        out(S.copy(f"out{k}", v.slot or v.name, "cntF", note=f"result {k} is argument {v.index}"))
         vec_ops.append(("DataCopy(UB)", "F"))
         outputs[k] = Value(f"out{k}", "full", "output", index=k)
     out_list = []
