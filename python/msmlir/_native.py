@@ -7,7 +7,7 @@ process, so libraries that carry their own MLIR (PyTorch's Triton) keep
 binding to theirs. The dialects are
 inserted into the bindings' global DialectRegistry, which every
 `mlir.ir.Context` appends (and loads) when it is created, so every context made
-after `import msmlir` knows mindir and mskernel.
+after `import msmlir` knows mindir, mskernel and ascendc.
 """
 from __future__ import annotations
 

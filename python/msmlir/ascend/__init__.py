@@ -53,8 +53,11 @@ class AscendKernel:
         self.name = plan.kernel
         self.function = plan.func
         self.bug = bug
-        self.sources = emit.sources(plan, bug)
         self.parts = [AscendKernel(p, bug) for p, _, _ in plan.parts] if plan.parts else []
+        # a group's sources are its parts' (each emitted once) + the group launch
+        self.sources = ({**{k: v for q in self.parts for k, v in q.sources.items()},
+                         f"launch/{plan.kernel}_launch.cpp": emit.group_launch_source(plan)}
+                        if self.parts else emit.sources(plan, bug))
         self.source = ("\n".join(k.source for k in self.parts) if self.parts
                        else self.sources[f"op_kernel/{plan.kernel}.cpp"])
         self.report = dict(plan.report or {})
