@@ -1,5 +1,6 @@
 // Ascend C CPU emulation, cube part (included by kernel_operator.h): GM -> L1
-// with ND -> NZ conversion, L1 -> L0A/L0B (LoadData), Mmad into L0C, Fixpipe
+// with ND -> NZ conversion, L1 -> L0A/L0B (LoadData: 2D, and 3D v2 = img2col from a 5HD
+// feature map), InitConstValue, Mmad into L0C, Fixpipe
 // L0C -> GM with NZ -> ND conversion.
 //
 // Layouts as this emulator models them (f32/f16; C0 = 32 bytes / element size):
@@ -25,23 +26,31 @@ struct Nd2NzParams {
         dstNzMatrixStride(ms) {}
 };
 
-// GM (ND, row pitch srcDValue) -> L1 (NZ): nValue rows x dValue columns.
+// GM (ND, row pitch srcDValue) -> L1 (NZ): ndNum matrices of nValue rows x dValue columns,
+// matrix i read from srcNdMatrixStride * i and written at dstNzMatrixStride * i (elements;
+// each NZ matrix start 32-byte aligned).
 template <typename T>
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p) {
   const char* api = "DataCopy(GM->L1, Nd2NzParams)";
   const uint64_t c0 = 32 / sizeof(T);
   if (dst.hw() != emu::Hardware::L1) emu::fail(api, "ND->NZ copies go to L1 (A1/B1)");
-  if (p.ndNum != 1) emu::fail(api, "only ndNum = 1 is emulated");
+  if (p.ndNum == 0) emu::fail(api, "ndNum is 0");
+  if (p.ndNum > 1 && (uint64_t(p.dstNzMatrixStride) * sizeof(T)) % 32)
+    emu::fail(api, "dstNzMatrixStride " + std::to_string(p.dstNzMatrixStride) + " elements is not 32-byte aligned");
   if (p.dstNzC0Stride < p.nValue || p.dstNzC0Stride % 16)
     emu::fail(api, "dstNzC0Stride " + std::to_string(p.dstNzC0Stride) + " must be >= nValue and a multiple of 16");
   const uint64_t need = (p.dValue + c0 - 1) / c0 * p.dstNzC0Stride * c0;
-  dst.check_access(api, need, true);
-  for (uint64_t r = 0; r < p.nValue; ++r) {
-    src.check(r * p.srcDValue, p.dValue, api);
-    for (uint64_t c = 0; c < p.dValue; ++c)
-      dst.data()[((c / c0) * p.dstNzC0Stride + r) * c0 + c % c0] = src.GetPhyAddr()[r * p.srcDValue + c];
+  dst.check_access(api, uint64_t(p.ndNum - 1) * p.dstNzMatrixStride + need, true);
+  for (uint64_t m = 0; m < p.ndNum; ++m) {
+    T* d = dst.data() + m * p.dstNzMatrixStride;
+    const uint64_t s0 = m * p.srcNdMatrixStride;
+    for (uint64_t r = 0; r < p.nValue; ++r) {
+      src.check(s0 + r * p.srcDValue, p.dValue, api);
+      for (uint64_t c = 0; c < p.dValue; ++c)
+        d[((c / c0) * p.dstNzC0Stride + r) * c0 + c % c0] = src.GetPhyAddr()[s0 + r * p.srcDValue + c];
+    }
   }
-  emu::count_copy(uint64_t(p.nValue) * p.dValue * sizeof(T));
+  emu::count_copy(uint64_t(p.ndNum) * p.nValue * p.dValue * sizeof(T));
 }
 
 struct LoadData2DParams {
@@ -71,6 +80,115 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>&
     std::memcpy(d.raw(), s.raw(), 512);
   }
   emu::count_copy(uint64_t(p.repeatTimes) * 512);
+}
+
+// L1 / L0A / L0B filled with a constant (Ascend C InitConstValue): repeatTimes
+// repeats of blockNum blocks (32 B in L1, 512-byte fractals in L0A/L0B), dstGap
+// blocks skipped after each repeat. conv.py zeroes the padded channels of its
+// feature maps and filters with it (Load3D reads whole C0 channel blocks).
+template <typename T>
+struct InitConstValueParams {
+  uint16_t repeatTimes = 0, blockNum = 0, dstGap = 0; T initValue = 0;
+  InitConstValueParams() = default;
+  InitConstValueParams(uint16_t r, uint16_t b, uint16_t g, T v) : repeatTimes(r), blockNum(b), dstGap(g), initValue(v) {}
+};
+template <typename T>
+__aicore__ inline void InitConstValue(const LocalTensor<T>& dst, const InitConstValueParams<T>& p) {
+  const char* api = "InitConstValue";
+  const emu::Hardware h = dst.hw();
+  if (h != emu::Hardware::L1 && h != emu::Hardware::L0A && h != emu::Hardware::L0B)
+    emu::fail(api, "destination must be L1 (A1/B1), L0A or L0B");
+  if (p.repeatTimes == 0 || p.blockNum == 0) emu::fail(api, "repeatTimes and blockNum must be > 0");
+  const uint64_t unit = (h == emu::Hardware::L1 ? 32 : 512) / sizeof(T);
+  const uint64_t span = ((uint64_t(p.repeatTimes) - 1) * (p.blockNum + p.dstGap) + p.blockNum) * unit;
+  dst.check_access(api, span, true);
+  for (uint64_t r = 0; r < p.repeatTimes; ++r)
+    for (uint64_t i = 0; i < uint64_t(p.blockNum) * unit; ++i) dst.data()[r * (p.blockNum + p.dstGap) * unit + i] = p.initValue;
+}
+
+// Load3D v2 (img2col): LoadData(L0A/L0B, L1 feature map, LoadData3DParamsV2).
+// The L1 source is a feature map in the 5HD layout [channelSize / C0][l1H][l1W][C0]
+// (C0 = 32 bytes / element size: 8 f32, 16 f16); channelSize must be a multiple of
+// C0 (pad the channels with zeros). With padList {left, right, top, bottom},
+//   Ho = (l1H + top + bottom - (filterH - 1) * dilationFilterH - 1) / strideH + 1 (Wo alike),
+// the img2col matrix is X[m, k], m = ho * Wo + wo < Ho * Wo, k = ((c1 * filterH + kh) * filterW
+// + kw) * C0 + c0 < channelSize * filterH * filterW:
+//   X[m, k] = fmap[c1][ho * strideH - top + kh * dilationFilterH][wo * strideW - left + kw * dilationFilterW][c0]
+// (padValue outside the map). Rows mStartPt .. + mExtension, columns kStartPt .. + kExtension
+// (both multiples of C0) are written:
+//   L0A: A = X (m x k) in the zZ layout (rows past mExtension up to the fractal: padValue);
+//   L0B: B = X^T (k x n = the img2col's m): the cube always reduces over a fractal's C0 axis,
+//        which here is the channel axis, so the img2col lands as a [K, M] right operand
+//        (in this emulator's zZ model of L0B).
+// enTranspose / enSmallK / filterSize* / fMatrixCtrl are not emulated (errors).
+template <typename T>
+struct LoadData3DParamsV2 {
+  uint8_t padList[4] = {0, 0, 0, 0};
+  uint16_t l1H = 0, l1W = 0, channelSize = 0, kExtension = 0, mExtension = 0, kStartPt = 0, mStartPt = 0;
+  uint8_t strideW = 1, strideH = 1, filterW = 1, filterH = 1, dilationFilterW = 1, dilationFilterH = 1;
+  bool enTranspose = false, enSmallK = false;
+  T padValue = 0;
+  bool filterSizeW = false, filterSizeH = false, fMatrixCtrl = false;
+  LoadData3DParamsV2() = default;
+  LoadData3DParamsV2(const uint8_t pad[4], uint16_t h, uint16_t w, uint16_t c, uint16_t ke, uint16_t me, uint16_t ks,
+                     uint16_t ms, uint8_t sw, uint8_t sh, uint8_t fw, uint8_t fh, uint8_t dw, uint8_t dh, bool tr,
+                     bool sk, T pv)
+      : l1H(h), l1W(w), channelSize(c), kExtension(ke), mExtension(me), kStartPt(ks), mStartPt(ms), strideW(sw),
+        strideH(sh), filterW(fw), filterH(fh), dilationFilterW(dw), dilationFilterH(dh), enTranspose(tr),
+        enSmallK(sk), padValue(pv) {
+    for (int i = 0; i < 4; ++i) padList[i] = pad[i];
+  }
+};
+
+template <typename T>
+__aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<T>& p) {
+  const char* api = "LoadData(L1->L0, LoadData3DParamsV2)";
+  const int64_t c0 = 32 / sizeof(T);
+  if (src.hw() != emu::Hardware::L1) emu::fail(api, "the feature map must be in L1 (A1/B1)");
+  const bool toA = dst.hw() == emu::Hardware::L0A;
+  if (!toA && dst.hw() != emu::Hardware::L0B) emu::fail(api, "destination must be L0A or L0B");
+  if (p.enTranspose || p.enSmallK || p.filterSizeW || p.filterSizeH || p.fMatrixCtrl)
+    emu::fail(api, "enTranspose / enSmallK / filterSize / fMatrixCtrl are not emulated");
+  if (p.channelSize == 0 || p.channelSize % c0)
+    emu::fail(api, "channelSize " + std::to_string(p.channelSize) + " must be a non-zero multiple of C0 = " +
+                       std::to_string(c0) + " (pad the channels)");
+  if (p.l1H == 0 || p.l1W == 0) emu::fail(api, "l1H and l1W must be > 0");
+  if (!p.strideW || !p.strideH || !p.filterW || !p.filterH || !p.dilationFilterW || !p.dilationFilterH)
+    emu::fail(api, "strides, filter sizes and dilations must be > 0");
+  const int64_t pl = p.padList[0], pr = p.padList[1], pt = p.padList[2], pb = p.padList[3];
+  const int64_t eh = (int64_t(p.filterH) - 1) * p.dilationFilterH + 1, ew = (int64_t(p.filterW) - 1) * p.dilationFilterW + 1;
+  if (p.l1H + pt + pb < eh || p.l1W + pl + pr < ew)
+    emu::fail(api, "the (dilated) filter is larger than the padded feature map");
+  const int64_t Ho = (p.l1H + pt + pb - eh) / p.strideH + 1, Wo = (p.l1W + pl + pr - ew) / p.strideW + 1;
+  const int64_t Ktot = int64_t(p.channelSize) * p.filterH * p.filterW;
+  if (p.kExtension == 0 || p.kExtension % c0 || p.kStartPt % c0)
+    emu::fail(api, "kStartPt and kExtension must be multiples of C0 = " + std::to_string(c0) + " (kExtension > 0)");
+  if (p.kStartPt + p.kExtension > Ktot)
+    emu::fail(api, "k range [" + std::to_string(p.kStartPt) + ", " + std::to_string(p.kStartPt + p.kExtension) +
+                       ") beyond channelSize * filterH * filterW = " + std::to_string(Ktot));
+  if (p.mExtension == 0 || p.mStartPt + p.mExtension > Ho * Wo)
+    emu::fail(api, "m range [" + std::to_string(p.mStartPt) + ", " + std::to_string(p.mStartPt + p.mExtension) +
+                       ") beyond the " + std::to_string(Ho) + " x " + std::to_string(Wo) + " output positions");
+  src.check_access(api, uint64_t(p.channelSize) * p.l1H * p.l1W, true);
+  const int64_t kf = p.kExtension / c0, m16 = (p.mExtension + 15) / 16 * 16;
+  const int64_t nf = (p.mExtension + c0 - 1) / c0, k16 = (p.kExtension + 15) / 16 * 16;
+  dst.check_access(api, toA ? uint64_t(m16 * kf * c0) : uint64_t(k16 * nf * c0), true);
+  const T* fm = src.data();
+  T* out = dst.data();
+  for (int64_t i = 0; i < (toA ? m16 : int64_t(p.mExtension)); ++i)
+    for (int64_t j = 0; j < p.kExtension; ++j) {
+      T v = p.padValue;
+      if (i < p.mExtension) {
+        const int64_t m = p.mStartPt + i, k = p.kStartPt + j;
+        const int64_t ho = m / Wo, wo = m % Wo, cc = k % c0, kw = (k / c0) % p.filterW;
+        const int64_t kh = (k / c0 / p.filterW) % p.filterH, c1 = k / c0 / p.filterW / p.filterH;
+        const int64_t ih = ho * p.strideH - pt + kh * p.dilationFilterH, iw = wo * p.strideW - pl + kw * p.dilationFilterW;
+        if (ih >= 0 && ih < p.l1H && iw >= 0 && iw < p.l1W) v = fm[((c1 * p.l1H + ih) * p.l1W + iw) * c0 + cc];
+      }
+      if (toA) out[((i / 16) * kf + j / c0) * 16 * c0 + (i % 16) * c0 + j % c0] = v;
+      else out[((j / 16) * nf + i / c0) * 16 * c0 + (j % 16) * c0 + i % c0] = v;
+    }
+  emu::count_copy(uint64_t(p.mExtension) * p.kExtension * sizeof(T));
 }
 
 struct MmadParams {

@@ -15,7 +15,9 @@
                         long K: (tile, K slice) items writing f32 partials to GM, a
                         second launch sums them)
     conv.py             convolutions (forward, input and filter gradients; strided,
-                        dilated, grouped) as groups: [filter permute / bias column]
+                        dilated, grouped) as groups: forward convs form their
+                        img2col on chip with Load3D (L1 5HD band -> L0B); the
+                        others [filter permute / bias column]
                         -> im2col (DataCopyPad runs, or whole rows + Gather) ->
                         batched cube matmul (double-buffered) -> [vector epilogue];
                         f32 or f16 (AMP: f16 im2col, f32 accumulation in L0C, one
@@ -42,6 +44,8 @@
                         arithmetic: arith wraps, C++'s signed overflow is
                         undefined); gather's index check as a status output the
                         host runner raises
+    movement.py         slices, splits, concatenations, stacks, tiles and transposes
+                        as MTE DataCopyPad copy kernels (or the Gather transpose)
     stmt.py             one Ascend C call of a stage: the record the planners build,
                         one ascendc op each, printed back as the statement
     to_ascendc.py       vector plans -> `ascendc.kernel` ops (dialects/AscendC.td:

@@ -1,8 +1,24 @@
-"""Convolution kernels as im2col + cube matmuls (no pass): a group of Ascend C
-kernels over GM workspaces, as group.py's matmul groups.
+"""Convolution kernels as img2col + cube matmuls (no pass): a group of Ascend C
+kernels, as group.py's matmul groups.
 
-A kernel holding one `linalg.conv_2d_nchw_fchw` or, grouped,
-`linalg.conv_2d_ngchw_gfchw` (any strides and dilations, zero padding) becomes
+Forward convolutions (the filter a kernel argument, the input one through
+zero pads, any strides / dilations / groups, pads <= 255) form their img2col
+on chip, with no GM workspace for it (_load3d_parts, cube.py's Load3D form):
+
+    [filter [O, C, KK] -> [KK, O*C] (AIV transpose)] [input NCHW -> [H*W, N*C]
+        (AIV transpose)] -> cube kernel (AIC): per K step the filter's columns
+        in Load3D's (c1, kh, kw, c0) order (Nd2Nz of ndNum matrices), the band
+        of input rows the output tile reads into L1 as 5HD (an Nd2Nz per
+        C0-channel block, the padded channels zeroed by InitConstValue), one
+        Load3D (LoadData3DParamsV2) into L0B, Mmad; a bias as each tile's
+        first Mmad (bias column x a row of ones) -> [epilogue (AIV)]
+
+(the transposes only where C > 1: a single channel is its own pixel-major
+form). Load3D cannot express an interleaved input (the strided input
+gradient), a cropped one, a rotated or permuted filter (input and filter
+gradients), a result written transposed (filter gradient) or an output tile
+that reads only padding; those keep the GM im2col form below, the reason in
+the plan's `load3d_skipped` and the group's report:
 
     [filter permute (AIV)] -> im2col (AIV) -> batched cube matmul (AIC, cube.py)
         -> [epilogue (AIV, vector.py)]
@@ -330,6 +346,19 @@ def _split(items: int, cores: int) -> tuple[int, int]:
     return -(-items // per), per
 
 
+def _narrow_dma(plan: Plan, cores: int) -> Plan:
+    """A copy kernel of few cheap items on fewer cores where the launch's
+    per-block cost outweighs spreading them (cost.cheapest_block_dim)."""
+    from .cost import cheapest_block_dim, estimate
+    t = plan.dma["tiling"]
+    item = estimate(plan)["cycles"] / t["itemsPerCore"]
+    bd = cheapest_block_dim(t["items"], cores, item)
+    if bd < t["blockDim"]:
+        per = -(-t["items"] // bd)
+        t.update(itemsPerCore=per, blockDim=-(-t["items"] // per))
+    return plan
+
+
 def _dma_plan(kernel, func, kind, what, ins, outs, tiling, ub_bytes, tile, copies, moved) -> Plan:
     plan = Plan(kernel=kernel, func=func, kind=what,
                 inputs=[(Value(f"in{i}", "full", "input", index=i), n) for i, (n, _) in enumerate(ins)],
@@ -352,7 +381,7 @@ def im2col_plan(inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int,
     alone, one item per (b, c, kh, kw)), or rows + Gather (any window: the
     source rows of one (b, c, kh) brought into UB once, every kw's columns
     gathered from them). Where both apply, the cheaper by the cost model."""
-    from .cost import estimate
+    from .cost import with_launch
     sh, sw = strides
     if inp.ry > 1 and sh > 1:
         raise Unsupported("a strided convolution of an interleaved input")
@@ -366,7 +395,7 @@ def im2col_plan(inp: _Input, C: int, B: int, KH: int, KW: int, OH: int, OW: int,
             if gather and len(forms) > 1:
                 continue
             raise
-        cyc = estimate(plan)["cycles"]
+        cyc = with_launch(plan)        # (each form narrowed to the blockDim that pays)
         if best is None or cyc < best[0]:
             best = (cyc, plan)
     return best[1]
@@ -418,7 +447,7 @@ def _im2col_form(gather: bool, inp: _Input, C: int, B: int, KH: int, KW: int, OH
         plan.dma["vector_per_item"] = KW * rows_max * (8 + math.ceil(pitch * es / 256))
         plan.dma["setup"] = (KW * pitch, 2 + int(padded) + int(ones))
     plan.soc = soc
-    return plan
+    return _narrow_dma(plan, cores)
 
 
 def permute_plan(A: int, Bd: int, inner: int, kernel: str, func: str, *, soc: str, cores: int, in_shape,
@@ -438,7 +467,7 @@ def permute_plan(A: int, Bd: int, inner: int, kernel: str, func: str, *, soc: st
                      f"{tile_b}x{inner}", 2 * -(-Bd // tile_b), 2 * Bd * inner * es)
     _typed_dma(plan, es)
     plan.soc = soc
-    return plan
+    return _narrow_dma(plan, cores)
 
 
 def augment_plan(O: int, K: int, kernel: str, func: str, *, soc: str, cores: int, in_shapes,
@@ -456,7 +485,7 @@ def augment_plan(O: int, K: int, kernel: str, func: str, *, soc: str, cores: int
                      2 * tile_rows * (K + 1) * es)
     _typed_dma(plan, es)
     plan.soc = soc
-    return plan
+    return _narrow_dma(plan, cores)
 
 
 def _augment_body(op: str, plan: Plan) -> str:
@@ -524,6 +553,9 @@ def _half_source(src: str) -> str:
 
 
 def dma_source(plan: Plan, bug: str = "") -> str:
+    if plan.dma["kind"] == "copy":            # movement.py's copy kernels
+        from .movement import copy_source
+        return copy_source(plan, bug)
     t = plan.dma["tiling"]
     op = camel(plan.kernel)
     head = (f"// Ascend C kernel generated by msmlir (mskernel-lower-to-ascend, soc={plan.soc}): the "
@@ -965,9 +997,116 @@ def _conv_result(conv) -> tuple:
     return res, False
 
 
+class _NoLoad3D(Unsupported):
+    """The convolution is one Load3D cannot express (the GM im2col form is used)."""
+
+
 def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, build_vector) -> Plan:
     """The group of a convolution kernel (Unsupported when it is not one this
-    module maps onto the cube). `cores`: (vector cores, cube cores)."""
+    module maps onto the cube). `cores`: (vector cores, cube cores). The
+    Load3D form wherever Load3D can express the convolution, else the GM
+    im2col form, the reason recorded as the plan's `load3d_skipped`. (Not a
+    cost-model choice: for small convolutions of few channels the model
+    prefers the GM im2col -- Load3D pads the channels to C0 and an NCHW input
+    of C > 1 channels needs a transpose launch -- but its launch figures are
+    assumptions; the GM workspace traffic is what Load3D removes.)"""
+    try:
+        return _plan_conv(fn, kernel, soc=soc, cores=cores, model=model, build_vector=build_vector, load3d=True)
+    except _NoLoad3D as e:
+        plan = _plan_conv(fn, kernel, soc=soc, cores=cores, model=model, build_vector=build_vector, load3d=False)
+        plan.load3d_skipped = str(e)
+        return plan
+
+
+def _load3d_unfit(inp: _Input, flt: _Filter, transposed: bool, C: int, KH: int, KW: int, OW: int, strides,
+                  dil) -> str:
+    """Why Load3D cannot form this convolution's img2col ("" when it can)."""
+    if flt.perm is not None or flt.flip:
+        return "a permuted or rotated filter (input / filter gradient): Load3D reads the filter's K order as is"
+    if transposed:
+        return "a result written transposed (filter gradient)"
+    if (inp.ry, inp.rx) != (1, 1):
+        return "an interleaved input (strided input gradient): Load3D has no input dilation"
+    if min(inp.pt, inp.pl, inp.pb, inp.pr) < 0:
+        return "a cropped input"
+    HW = inp.H * inp.W
+    if inp.sc != HW or (inp.G > 1 and inp.sg != C * HW) or inp.sb != inp.G * C * HW:
+        return "an input with transposed leading dims"
+    if max(KH, KW, *strides, *dil) > 255 or max(inp.pt, inp.pl, inp.pb, inp.pr) > 255:
+        return "a filter, stride, dilation or padding over 255 (Load3D's 8-bit fields)"
+    if _load3d_pr(inp, KW, OW, strides[1], dil[1]) is None:
+        return "an output narrower than Load3D's (the convolution ignores trailing input columns)"
+    return ""
+
+
+def _load3d_pr(inp: _Input, KW: int, OW: int, sw: int, dw: int):
+    """The right padding that makes Load3D's output width OW, else None."""
+    ew = (KW - 1) * dw + 1
+    pr = max(0, (OW - 1) * sw + ew - inp.W - inp.pl)
+    return pr if pr <= 255 and (inp.W + inp.pl + pr - ew) // sw + 1 == OW else None
+
+
+def _load3d_parts(inp: _Input, flt: _Filter, G, O, C, KH, KW, OW, P, strides, dil, parts, ws, arg_shapes,
+                  kernel, func, *, soc, cores, model, dtype, es, layout, batch, root_shape, bias=0,
+                  sum_plan=None):
+    """The Load3D form's parts before the cube kernel, and the cube kernel:
+    the filter [G*O, C, KK] -> [G*O, KK, C] (a permute kernel; none when C or
+    KK is 1), the input NCHW -> pixels x channels ([H*W, N*G*C], a transpose
+    kernel; none when C is 1: a single channel is its own pixel-major form),
+    then the cube kernel with B = Load3D's img2col of a 5HD band in L1.
+    Returns (A's source, the feature map's source, the cube plan)."""
+    from .cube import cube_plan
+    from .group import transpose_plan
+    c0 = 32 // es
+    KK = KH * KW
+    Kp = -(-C // c0) * c0 * KK
+    a_src, a_shape = ("arg", flt.arg), arg_shapes[flt.arg]
+    # filter element (o, c, kk) at o * aRow + c + kk * aK (channels contiguous: one C0 block of
+    # every (kh, kw) position an Nd2Nz matrix of its own, the positions aK apart)
+    a_row, a_k = (KK, 1) if C == 1 else (C, 1)
+    if C > 1 and KK > 1:             # [G*O*C, KK] -> [KK, G*O*C]
+        try:
+            tp = transpose_plan(G * O * C, KK, f"{kernel}_wt", func, soc=soc, cores=cores[0], ub=model.ub,
+                                dtype=dtype)
+        except Unsupported as e:
+            raise _NoLoad3D(f"the filter's position-major copy: {e}") from None
+        tp.shapes["in"] = [arg_shapes[flt.arg]]
+        a_shape = [KK, G * O * C]
+        a_src = ws(a_shape)
+        parts.append((tp, [("arg", flt.arg)], [a_src]))
+        a_k = G * O * C
+    HW = inp.H * inp.W
+    rows = inp.numel // HW
+    if C == 1:                       # pixel pitch 1, image / group strides of x
+        f_src, f_shape, ps, fb, fg = ("arg", inp.arg), arg_shapes[inp.arg], 1, inp.sb, inp.sg
+    else:
+        try:
+            tp = transpose_plan(rows, HW, f"{kernel}_x", func, soc=soc, cores=cores[0], ub=model.ub, dtype=dtype)
+        except Unsupported as e:
+            raise _NoLoad3D(f"the input's pixel-major copy: {e}") from None
+        tp.shapes["in"] = [arg_shapes[inp.arg]]
+        f_src = ws([HW, rows])
+        f_shape = [HW, rows]
+        parts.append((tp, [("arg", inp.arg)], [f_src]))
+        ps, fb, fg = rows, G * C, C
+    l3 = {"H": inp.H, "W": inp.W, "OW": OW, "KH": KH, "KW": KW, "sh": strides[0], "sw": strides[1],
+          "dh": dil[0], "dw": dil[1], "pt": inp.pt, "pl": inp.pl, "pr": _load3d_pr(inp, KW, OW, strides[1], dil[1]),
+          "Cg": C, "KK": KK, "ps": ps, "fb": fb, "fg": fg, "aK": a_k, "a_numel": G * O * C * KK, "b_numel": inp.numel,
+          "bias": bias}
+    if max(a_k, a_row) > 65535:
+        raise _NoLoad3D("a filter stride over 16 bits (Nd2NzParams)")
+    lay = dict(layout, lda=a_row, gA=O * a_row, sB=0, gB=0, ldb=1)
+    try:
+        cp = cube_plan(O, P, Kp, f"{kernel}_mm", func, "conv", soc=soc, cores=cores[1], model=model, batch=batch,
+                       layout=lay, in_shapes=[a_shape, f_shape], out_shape=root_shape, dtype=dtype, load3d=l3,
+                       sum_plan=sum_plan)
+    except Unsupported as e:
+        raise _NoLoad3D(f"the Load3D cube kernel: {e}") from None
+    return a_src, f_src, cp
+
+
+def _plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, build_vector,
+               load3d: bool) -> Plan:
     from .cube import cube_plan
     conv = conv_op(fn)
     if conv is None:
@@ -1022,6 +1161,10 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
     root, transposed = _conv_result(conv)
     # (f16: the bias is the f16 cast of an f32 argument, cast by a vector kernel of its own; it is
     # then summed in the f32 accumulator with the products and rounded once with them)
+    if load3d:
+        why = _load3d_unfit(inp, flt, transposed, C, KH, KW, OW, strides, dil)
+        if why:
+            raise _NoLoad3D(why)
     bias = None if transposed else _bias_add(root, block, G * O)
     side = _side_casts(fn, root)
     if bias is not None:
@@ -1034,20 +1177,17 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
             b_src = ws([G * O])
             parts.append((sp, [("arg", j) for j in range(len(args))], [b_src]))
             side = [v for v in side if v != bias]
-        ap = augment_plan(G * O, K, f"{kernel}_bias", func, soc=soc, cores=cores[0],
-                          in_shapes=[a_shape, [G * O]], es=es)
-        aug = ws([G * O, K + 1])
-        parts.append((ap, [a_src, b_src], [aug]))
-        a_src, a_shape, K = aug, [G * O, K + 1], K + 1
+        if not load3d:      # Load3D: the cube kernel's first Mmad per tile (bias x ones)
+            ap = augment_plan(G * O, K, f"{kernel}_bias", func, soc=soc, cores=cores[0],
+                              in_shapes=[a_shape, [G * O]], es=es)
+            aug = ws([G * O, K + 1])
+            parts.append((ap, [a_src, b_src], [aug]))
+            a_src, a_shape, K = aug, [G * O, K + 1], K + 1
     # batch t = (b, g): A_g rows g*O.., col_t, C_t (offsets (t / G) * s + (t % G) * g of each operand)
     layout = {"sA": 0, "sB": G * K * P, "sC": G * O * P, "lda": K, "ldb": P, "ldc": P,
               "bG": G, "gA": O * K, "gB": K * P, "gC": O * P}
     if transposed:          # C_t[O, P] at [g, o, b, p] of the [G*O, B, P] result
         layout.update(sC=P, gC=O * B * P, ldc=B * P)
-    ip = im2col_plan(inp, C, B, KH, KW, OH, OW, strides, dil, flt.flip, f"{kernel}_im2col", func, soc=soc,
-                     cores=cores[0], in_shape=arg_shapes[inp.arg], ones=bias is not None, es=es)
-    col = ws(ip.shapes["out"][0])
-    parts.append((ip, [("arg", inp.arg)], [col]))
     root_shape = list(ir.RankedTensorType(root.type).shape)
     scratch_sum = []
 
@@ -1055,9 +1195,23 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
         with fn.context, ir.Location.unknown():
             scratch_sum.append(ir.Module.create())
             return build_vector(_partial_sum_fn(S, n, scratch_sum[-1], dtype == "f16"), f"{kernel}_ksum")
-    cp = cube_plan(O, P, K, f"{kernel}_mm", func, "conv", soc=soc, cores=cores[1], model=model, batch=B * G,
-                   layout=layout, in_shapes=[a_shape, ip.shapes["out"][0]], out_shape=root_shape, dtype=dtype,
-                   sum_plan=sum_plan)
+    extra = []
+    if load3d:
+        a_src, col, cp = _load3d_parts(inp, flt, G, O, C, KH, KW, OW, P, strides, dil, parts, ws, arg_shapes,
+                                       kernel, func, soc=soc, cores=cores, model=model, dtype=dtype,
+                                       es=es, layout=layout, batch=B * G, root_shape=root_shape,
+                                       bias=G * O if bias is not None else 0, sum_plan=sum_plan)
+        extra = [b_src] if bias is not None else []
+    else:
+        ip = im2col_plan(inp, C, B, KH, KW, OH, OW, strides, dil, flt.flip, f"{kernel}_im2col", func, soc=soc,
+                         cores=cores[0], in_shape=arg_shapes[inp.arg], ones=bias is not None, es=es)
+        col = ws(ip.shapes["out"][0])
+        parts.append((ip, [("arg", inp.arg)], [col]))
+
+    if not load3d:
+        cp = cube_plan(O, P, K, f"{kernel}_mm", func, "conv", soc=soc, cores=cores[1], model=model, batch=B * G,
+                       layout=layout, in_shapes=[a_shape, ip.shapes["out"][0]], out_shape=root_shape, dtype=dtype,
+                       sum_plan=sum_plan)
     if dtype == "f16" and not getattr(cp, "split_k", None):   # split: f32 partials, the sum rounds
         cp.cube["out_dtype"] = "f16"
         cp.shapes["out_dtypes"] = ["float16"]
@@ -1080,7 +1234,7 @@ def plan_conv(fn: ir.Operation, kernel: str, *, soc: str, cores: tuple, model, b
         parts.append((sp, [partials], [prod]))
         last = sp
     else:
-        parts.append((cp, [a_src, col], [prod]))
+        parts.append((cp, [a_src, col, *extra], [prod]))
     if not direct:
         casts = []
         with fn.context, ir.Location.unknown():

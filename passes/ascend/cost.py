@@ -24,6 +24,19 @@ are assumptions for a 910B-class core, in core cycles):
                        copy, then max(mte2, Mmad) per step, the last Mmad), the
                        Fixpipe under the next tile's steps with two L0C buffers
 
+  launches             every kernel launch (a group's parts are launches of their own)
+                       LAUNCH_CYCLES, and BLOCK_CYCLES per block of its blockDim (the
+                       task scheduler dispatching blocks, each core's start-up:
+                       tiling read, TPipe/InitBuffer), reported beside the kernel's
+                       cycles (launches=, launch-cycles=; step_estimate sums a whole
+                       step) and charged where the planner chooses between one launch
+                       and several (split-K) or a blockDim (cube kernels, copy
+                       kernels: a tiny kernel stays on few cores). The figures are
+                       ASSUMPTIONS: the research notes (kernel-level-notes.md) give no
+                       measured launch cost and no NPU is reachable here; 5 us per
+                       launch (the order of an asynchronous aclrtLaunchKernel task on
+                       a stream) and 0.2 us per block at an assumed 1.8 GHz AI-core clock.
+
 A tile costs mte2 (its input copies), vec and mte3 (its output copies). With
 double buffering (queues of depth 2) the three pipes overlap across tiles:
 cycles = mte2 + vec + mte3 of the first tile + (tiles - 1) * max(mte2, vec,
@@ -44,6 +57,9 @@ SLOW = 4
 SCALAR = 20
 CUBE_MACS = 1024
 CUBE_MACS_F16 = 4096           # the cube's native 16x16x16 f16 MACs per cycle
+CORE_GHZ = 1.8                  # assumed AI-core clock (cycles <-> microseconds)
+LAUNCH_CYCLES = int(5.0 * 1000 * CORE_GHZ)      # 5 us per kernel launch (assumed, see above)
+BLOCK_CYCLES = int(0.2 * 1000 * CORE_GHZ)       # 0.2 us per block of a launch (assumed)
 _SLOW_OPS = {"Exp", "Ln", "Tanh", "Erf", "Div", "Sqrt", "Rsqrt", "Reciprocal", "Log1p", "Sin", "Cos"}
 
 
@@ -52,7 +68,66 @@ def _vec_cycles(api: str, elems: int) -> int:
     return c * SLOW if api in _SLOW_OPS else c
 
 
+def launch_cycles(block_dim: int) -> int:
+    """One launch of `block_dim` blocks: LAUNCH_CYCLES + BLOCK_CYCLES per block."""
+    return LAUNCH_CYCLES + BLOCK_CYCLES * max(1, block_dim)
+
+
+def block_dim_of(plan: Plan) -> int:
+    for d in (plan.cube, plan.transpose, plan.dma, plan.pool):
+        if d is not None:
+            return d["tiling"]["blockDim"]
+    if plan.scalar is not None:
+        return 1
+    return plan.tiling.block_dim
+
+
 def estimate(plan: Plan) -> dict:
+    """The kernel's cycles (its busiest core: "cycles") and its launch's
+    ("launch_cycles"); with_launch() is their sum. Tile sizes are chosen on
+    "cycles" (vector.py); the choices between one launch and several (split-K)
+    and of blockDim (cube.py, conv.py's copy kernels) on with_launch()."""
+    est = _kernel_estimate(plan)
+    est["launch_cycles"] = launch_cycles(block_dim_of(plan))
+    est["launches"] = 1
+    return est
+
+
+def with_launch(plan_or_est) -> int:
+    """A kernel's estimate including its launch."""
+    est = plan_or_est if isinstance(plan_or_est, dict) else estimate(plan_or_est)
+    return int(est["cycles"] + est["launch_cycles"])
+
+
+def cheapest_block_dim(tiles: int, cores: int, tile_cycles: float) -> int:
+    """The blockDim that minimises ceil(tiles / blockDim) * tile_cycles +
+    launch_cycles(blockDim): a tiny kernel stays on few cores (each block costs
+    BLOCK_CYCLES to dispatch and start)."""
+    best = None
+    for per in range(1, tiles + 1):
+        bd = -(-tiles // per)
+        if bd > cores:
+            continue
+        c = per * tile_cycles + launch_cycles(bd)
+        if best is None or c < best[0]:
+            best = (c, bd)
+        if bd == 1:
+            break
+    return best[1] if best else 1
+
+
+def step_estimate(reports) -> dict:
+    """A whole step (every kernel of a program, in order): kernels, launches
+    (a group's parts each one), cycles with and without the launches."""
+    reps = list(reports)
+    launches = sum(r.get("launches", 1) for r in reps)
+    kernel = sum(r["cycles"] for r in reps)
+    launch = sum(r.get("launch_cycles", 0) for r in reps)
+    return {"kernels": len(reps), "launches": launches, "kernel_cycles": kernel, "launch_cycles": launch,
+            "cycles": kernel + launch, "us": round((kernel + launch) / (CORE_GHZ * 1000), 1)}
+
+
+def _kernel_estimate(plan: Plan) -> dict:
     if plan.cube is not None:
         return _cube_estimate(plan)
     if plan.transpose is not None:
@@ -143,7 +218,8 @@ def format_report(r: dict) -> str:
     return (f"{r['kernel']}: soc={r['soc']} blockDim={r['block_dim']} tiles={r['tiles']} tile={r['tile']} "
             f"UB={r['ub_bytes']}B L1={r['l1_bytes']}B L0A={r['l0a_bytes']}B L0B={r['l0b_bytes']}B "
             f"L0C={r['l0c_bytes']}B double-buffer={'on' if r['double_buffer'] else 'off'} "
-            f"DataCopy={r['datacopy_calls']} est-cycles={r['cycles']} ({r['bound']}-bound)")
+            f"DataCopy={r['datacopy_calls']} est-cycles={r['cycles']} ({r['bound']}-bound) "
+            f"launches={r.get('launches', 1)} launch-cycles={r.get('launch_cycles', 0)}")
 
 
 def _cube_estimate(plan: Plan) -> dict:
@@ -287,7 +363,11 @@ def _group_report(plan: Plan) -> dict:
     out["tiles"] = "+".join(str(r["tiles"]) for r in reps)
     out["tile"] = "+".join(r["tile"] for r in reps)
     out["cycles"] = sum(r["cycles"] for r in reps)
+    out["launches"] = sum(r.get("launches", 1) for r in reps)
+    out["launch_cycles"] = sum(r.get("launch_cycles", 0) for r in reps)
     out["datacopy_calls"] = sum(r["datacopy_calls"] for r in reps)
     out["bound"] = " then ".join(r["bound"] for r in reps)
     out["vector_instructions_per_tile"] = sum(r["vector_instructions_per_tile"] for r in reps)
+    if getattr(plan, "load3d_skipped", None):          # a convolution left on the GM im2col, and why
+        out["load3d_skipped"] = plan.load3d_skipped
     return out

@@ -25,6 +25,15 @@ and B tiles in before step s's Split/Mmad, so MTE2 runs under the cube
 free). Transposed operands and fused epilogues are
 group.py's (extra vector kernels over GM workspaces); batched matmuls with
 transposed operands or epilogues are not emitted (Unsupported).
+Load3D form (conv.py's forward convolutions, cube_plan's `load3d`): B is the
+img2col of a feature map, formed on chip: per (tile, K step) the band of
+input rows the tile's output positions read comes into L1 in 5HD (pixels as
+Nd2Nz rows, one copy per C0-channel block, padded channels zeroed by
+InitConstValue) and one LoadData(L0B, L1, LoadData3DParamsV2) forms the
+[K step x N tile] operand (the H padding outside the band as its pads); A's
+K columns are copied in Load3D's (c1, kh, kw, c0) order (an Nd2Nz of ndNum
+matrices per channel block). A bias is each tile's first Mmad (its column x
+a row of ones, k = 1) that the K steps accumulate onto.
 Split-K (cube_plan's `sum_plan`; conv.py's products use it): when the output
 tiles leave cube cores idle and K has several steps, an item is a (tile, K
 slice) pair on a core of its own, its f32 partial product written to a GM
@@ -34,8 +43,10 @@ because the emulator runs blocks one after the other (SyncAll is an error
 there). Taken when the cost model's estimate of both kernels is below the
 unsplit one. f16 operands: the partials stay f32 (no Fixpipe conversion) and
 the sum kernel rounds once to half, as the unsplit kernel's Fixpipe does.
-The cost model charges no launch overhead, so a split is taken however
-small its saving (a real NPU launch costs a few microseconds).
+The cost model charges each launch (cost.LAUNCH_CYCLES + BLOCK_CYCLES per
+block), so a split pays for its second launch; a kernel of few small tiles
+runs on fewer cores than tiles where the per-block cost outweighs spreading
+them (cost.cheapest_block_dim).
 """
 from __future__ import annotations
 
@@ -169,7 +180,7 @@ def plan_matmul(fn, kernel, *, soc, cores, model):
 
 def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc, cores, model,
               batch: int = 1, layout: dict | None = None, dtype: str = "f32", in_shapes=None,
-              out_shape=None, sum_plan=None) -> Plan:
+              out_shape=None, sum_plan=None, load3d: dict | None = None) -> Plan:
     """The cube kernel of C_b[M, N] = A_b[M, K] @ B_b[K, N] for b < batch (all
     row-major in GM). `layout`: batch strides sA/sB/sC (sA = 0: one A for
     every batch, a convolution's filter) and row pitches lda/ldb/ldc, in
@@ -187,23 +198,38 @@ def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc,
     has Ascend C one across a launch's blocks in general) adds them. Taken
     when the two kernels' estimate is below the unsplit one; the returned
     plan then has `split_k` = (S, the sum's plan) and writes [S, n] partials
-    (cube["split"] = S)."""
-    from .cost import estimate
+    (cube["split"] = S).
+
+    `load3d` (conv.py): B is not a GM matrix but the img2col of a feature map,
+    formed on chip by Load3D (see _load3d_geometry); no split-K with a bias."""
+    from .cost import estimate, with_launch
     es = 2 if dtype == "f16" else F32
     c0 = 32 // es
     bm, bn = min(128, _al(M, 16)), min(128, _al(N, 16))
-    room = min(model.l0a // (2 * bm * es), model.l0b // (2 * _al(bn, c0) * es)) // 16 * 16
+    xa, xb = (bm * c0 * es, 16 * _al(bn, c0) * es) if load3d and load3d.get("bias") else (0, 0)
+    room = min((model.l0a - xa) // (2 * bm * es), (model.l0b - xb) // (2 * _al(bn, c0) * es)) // 16 * 16
     low = 128 if dtype == "f16" else 64
-    cands = sorted({min(b, _al(K, c0)) for b in (low, 128, 256, 512, 1024) if b == low or b <= room})
+    cands = {min(b, _al(K, c0)) for b in (low, 128, 256, 512, 1024) if b == low or b <= room}
+    if c0 <= room < low:     # (a Load3D bias's buffers leave less than `low` for two buffers: a shallower step)
+        cands.add(min(room, _al(K, c0)))
+    cands = sorted(cands)
     best = None
     for bk in cands:
-        plan = _cube_plan(M, N, K, bk, kernel, func, kind, soc=soc, cores=cores, model=model, batch=batch,
-                          layout=layout, dtype=dtype, in_shapes=in_shapes, out_shape=out_shape)
+        try:
+            plan = _cube_plan(M, N, K, bk, kernel, func, kind, soc=soc, cores=cores, model=model, batch=batch,
+                              layout=layout, dtype=dtype, in_shapes=in_shapes, out_shape=out_shape, load3d=load3d)
+        except Unsupported:
+            if load3d is None or bk == cands[-1] or best is not None:
+                raise
+            continue                     # a deeper K step whose feature-map band does not fit L1
         cyc = estimate(plan)["cycles"]
         if best is None or cyc < best[0]:
             best = (cyc, plan)
-    if sum_plan is None:
-        return best[1]
+    best = (best[0], _narrowed(best[1], M, N, K, kernel, func, kind, soc=soc, cores=cores, model=model, batch=batch,
+                               layout=layout, dtype=dtype, in_shapes=in_shapes, out_shape=out_shape, load3d=load3d))
+    best = (with_launch(best[1]), best[1])
+    if sum_plan is None or (load3d is not None and load3d.get("bias")):
+        return best[1]          # (a Load3D bias is each tile's first Mmad: not per K slice)
     t0 = best[1].cube["tiling"]
     c_numel = best[1].cube["numel"][2]
     if t0["tileNum"] >= cores or c_numel != batch * M * N:
@@ -218,19 +244,36 @@ def cube_plan(M: int, N: int, K: int, kernel: str, func: str, kind: str, *, soc,
             if S in seen or S < 2:
                 continue
             seen.add(S)
-            plan = _cube_plan(M, N, K, bk, kernel, func, kind, soc=soc, cores=cores, model=model, batch=batch,
-                              layout=layout, dtype=dtype, in_shapes=in_shapes, out_shape=out_shape, split=(S, per))
+            try:
+                plan = _cube_plan(M, N, K, bk, kernel, func, kind, soc=soc, cores=cores, model=model, batch=batch,
+                                  layout=layout, dtype=dtype, in_shapes=in_shapes, out_shape=out_shape,
+                                  split=(S, per), load3d=load3d)
+            except Unsupported:
+                continue                 # (a Load3D band of this K step over L1)
             if S not in sums:
                 sums[S] = sum_plan(S, c_numel)
-            cyc = estimate(plan)["cycles"] + estimate(sums[S])["cycles"]
+            cyc = with_launch(plan) + with_launch(sums[S])
             if cyc < best[0]:
                 plan.split_k = (S, sums[S])
                 best = (cyc, plan)
     return best[1]
 
 
+def _narrowed(plan: Plan, M, N, K, kernel, func, kind, *, soc, cores, model, **kw) -> Plan:
+    """`plan` over fewer cube cores where the launch's per-block cost outweighs
+    spreading its few tiles (cost.cheapest_block_dim)."""
+    from .cost import cheapest_block_dim, estimate
+    t = plan.cube["tiling"]
+    tile = estimate(plan)["cycles"] / t["tilesPerCore"]
+    bd = cheapest_block_dim(t["tileNum"], cores, tile)
+    if bd >= t["blockDim"]:
+        return plan
+    return _cube_plan(M, N, K, t["baseK"], kernel, func, kind, soc=soc, cores=bd, model=model, **kw)
+
+
 def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: str, *, soc, cores, model,
-               batch: int, layout: dict | None, dtype: str, in_shapes, out_shape, split=None) -> Plan:
+               batch: int, layout: dict | None, dtype: str, in_shapes, out_shape, split=None,
+               load3d: dict | None = None) -> Plan:
     lay = {"sA": M * K, "sB": K * N, "sC": M * N, "lda": K, "ldb": N, "ldc": N, "bG": 1, "gA": 0, "gB": 0, "gC": 0}
     lay.update(layout or {})
     for key in ("lda", "ldb"):
@@ -241,13 +284,20 @@ def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: st
     bm, bn = min(128, _al(M, 16)), min(128, _al(N, 16))
     l0a, l0b, l0c = bm * _al(bk, c0) * es, _al(bk, 16) * _al(bn, c0) * es, bm * bn * F32
     l1 = bm * _al(bk, c0) * es + _al(bk, 16) * bn * es
-    for what, need, cap in (("L0A", l0a, model.l0a), ("L0B", l0b, model.l0b), ("L0C", l0c, model.l0c),
-                            ("L1", l1, model.l1)):
+    if load3d is not None:
+        geo = _load3d_geometry(load3d, N, K, bn, bk, c0)
+        l1 = bm * _al(bk, c0) * es + geo["b1_elems"] * es
+    # a Load3D convolution's bias: its column in L1 and L0A, a fractal row of ones in L0B
+    xa = xb = 0
+    if load3d is not None and load3d.get("bias"):
+        xa, xb = bm * c0 * es, 16 * _al(bn, c0) * es
+    for what, need, cap in (("L0A", l0a + xa, model.l0a), ("L0B", l0b + xb, model.l0b), ("L0C", l0c, model.l0c),
+                            ("L1", l1 + xa, model.l1)):
         if need > cap:
             raise Unsupported(f"{what} needs {need} bytes (has {cap})")
     # double buffering: two buffers per level where two fit (L1 and L0A/L0B: the next K step's
     # copies under this step's Mmad; L0C: the next tile's Mmads under this tile's Fixpipe)
-    depth_in = 2 if 2 * l1 <= model.l1 and 2 * l0a <= model.l0a and 2 * l0b <= model.l0b else 1
+    depth_in = 2 if 2 * l1 + xa <= model.l1 and 2 * l0a + xa <= model.l0a and 2 * l0b + xb <= model.l0b else 1
     depth_c = 2 if 2 * l0c <= model.l0c else 1
     mt, nt = -(-M // bm), -(-N // bn)
     S, kper = split or (1, 0)
@@ -265,6 +315,8 @@ def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: st
     a_numel = lay["sA"] * nb + lay["gA"] * g1 + (M - 1) * lay["lda"] + K
     b_numel = lay["sB"] * nb + lay["gB"] * g1 + (K - 1) * lay["ldb"] + N
     c_numel = lay["sC"] * nb + lay["gC"] * g1 + (M - 1) * lay["ldc"] + N
+    if load3d is not None:
+        a_numel, b_numel = load3d["a_numel"], load3d["b_numel"]
     if S > 1:
         c_numel = S * batch * M * N
     va = Value("in0", "full", "input", index=0)
@@ -286,7 +338,54 @@ def _cube_plan(M: int, N: int, K: int, bk: int, kernel: str, func: str, kind: st
                  "numel": (a_numel, b_numel, c_numel), "split": S}
     if S > 1:
         plan.cube["tile"] += f" split-K {S}"
+    if load3d is not None:
+        tiling.update({k: load3d[k] for k in LOAD3D_FIELDS})
+        tiling["b1Elems"] = geo["b1_elems"]
+        plan.cube["load3d"] = dict(geo, bias=bool(load3d.get("bias")))
+        plan.cube["tile"] += " Load3D"
+        if load3d.get("bias"):       # [G * O] per output channel, summed into L0C first
+            plan.inputs.append((Value("in2", "full", "input", index=2), load3d["bias"]))
+            plan.shapes["in"] = list(plan.shapes["in"]) + [[load3d["bias"]]]
+            if dtype == "f16":
+                plan.shapes["in_dtypes"].append("float16")
+            for k in ("l1_bytes", "l0a_bytes"):
+                plan.cube[k] += xa
+            plan.cube["l0b_bytes"] += xb
     return plan
+
+
+LOAD3D_FIELDS = ("H", "W", "OW", "KH", "KW", "sh", "sw", "dh", "dw", "pt", "pl", "pr", "Cg", "KK", "ps", "fb", "fg",
+                 "aK")
+
+
+def _load3d_geometry(l3: dict, N: int, K: int, bn: int, bk: int, c0: int) -> dict:
+    """The feature-map band each (N tile, K step) brings into L1: the input
+    rows its output positions read (H padding outside the map becomes
+    Load3D's top/bottom pad) times the channel blocks of its K slice; the
+    largest one sizes the B1 buffer. Unsupported where a Load3D field would
+    overflow (16-bit sizes, 8-bit pads) or the band does not fit L1."""
+    H, W, OW, sh, pt = l3["H"], l3["W"], l3["OW"], l3["sh"], l3["pt"]
+    eh = (l3["KH"] - 1) * l3["dh"] + 1
+    plane = l3["KK"] * c0                 # K elements per channel block
+    pix_max = planes_max = 0
+    for n0 in range(0, N, bn):
+        nt = min(bn, N - n0)
+        oh0, ohl = n0 // OW, (n0 + nt - 1) // OW
+        lo, hi = oh0 * sh - pt, ohl * sh - pt + eh
+        rows = min(hi, H) - max(lo, 0)
+        if rows < 1:
+            raise Unsupported("an output tile that reads only padding (Load3D needs l1H >= 1)")
+        if max(0, -lo) > 255 or max(0, hi - H) > 255:
+            raise Unsupported("a padding over 255 rows (Load3D's 8-bit pads)")
+        pix_max = max(pix_max, rows * W)
+    for k0 in range(0, K, bk):
+        kt = min(bk, K - k0)
+        planes_max = max(planes_max, (k0 + kt - 1) // plane - k0 // plane + 1)
+    if pix_max > 65535:
+        raise Unsupported(f"a feature-map band of {pix_max} pixels (Nd2NzParams.nValue is 16 bits)")
+    if planes_max * c0 > 65535 or l3["ps"] > 65535 or OW + bn > 65535:
+        raise Unsupported("a Load3D field over 16 bits (channels, pixel pitch or output width)")
+    return {"pix_max": pix_max, "planes_max": planes_max, "b1_elems": (planes_max * pix_max + 16) * c0}
 
 
 def kernel_source(plan: Plan, bug: str = "") -> str:
@@ -314,7 +413,10 @@ def kernel_source(plan: Plan, bug: str = "") -> str:
             if f16 else "f32")
     if t.get("kSplit", 1) > 1:
         return _split_source(plan, op, t, T, TO, quant, c0, frac, what, prec, depth_in, depth_c, a_n, b_n, c_n)
-    return f"""// Ascend C cube kernel generated by msmlir (mskernel-lower-to-ascend, soc={plan.soc}) from the
+    if plan.cube.get("load3d"):
+        what = (f"convolution C_b[{t['M']}, {t['N']}] = W[{t['M']}, {t['K']}] * img2col(x_b)[{t['K']}, {t['N']}]"
+                f" for b < {batch}, the img2col formed in L0B by Load3D")
+    src = f"""// Ascend C cube kernel generated by msmlir (mskernel-lower-to-ascend, soc={plan.soc}) from the
 // kernel function @{plan.func}: {what} ({prec}),
 // base tile {plan.cube['tile']}, {t['tileNum']} output tiles over {t['blockDim']} cube cores.
 #include "kernel_operator.h"
@@ -434,6 +536,135 @@ extern "C" __global__ __aicore__ void {plan.kernel}(GM_ADDR x0, GM_ADDR x1, GM_A
   op.Process();
 }}
 """
+    if plan.cube.get("load3d"):
+        return _load3d_source(src, T, c0, plan.kernel, plan.cube["load3d"]["bias"])
+    return src
+
+
+def _load3d_source(src: str, T: str, c0: int, kernel: str, bias: bool) -> str:
+    """The plain cube kernel with B formed on chip: A's K columns reordered to
+    Load3D's (c1, kh, kw, c0) order while copied in (one Nd2Nz per C0 block,
+    the padded channels zeroed), B's copy-in a band of the feature map into
+    L1 in 5HD (pixels as Nd2Nz rows), B's split one Load3D into L0B; a bias
+    is a first Mmad of each tile (bias column x a row of ones, k = 1) that
+    the K steps accumulate onto."""
+    def swap(old, new):
+        nonlocal src
+        assert old in src, old
+        src = src.replace(old, new, 1)
+    swap("    bG = td.bG; gA = td.gA; gB = td.gB; gC = td.gC;\n",
+         "    bG = td.bG; gA = td.gA; gB = td.gB; gC = td.gC;\n"
+         "    H = td.H; W = td.W; OW = td.OW; KH = td.KH; KW = td.KW; sh = td.sh; sw = td.sw; dh = td.dh; dw = td.dw;\n"
+         "    pt = td.pt; pl = td.pl; pr = td.pr; Cg = td.Cg; KK = td.KK; ps = td.ps; fb = td.fb; fg = td.fg; aK = td.aK;\n")
+    swap("    pipe.InitBuffer(b1Que, BUFFER_NUM, k16 * baseN * sizeof(" + T + "));",
+         "    pipe.InitBuffer(b1Que, BUFFER_NUM, td.b1Elems * sizeof(" + T + "));   // the largest feature-map band")
+    a0 = src.index("  __aicore__ inline void CopyIn(uint32_t s) {")
+    a1 = src.index("  // L1 (NZ) -> L0A (zZ)")
+    src = src[:a0] + f"""  __aicore__ inline void CopyIn(uint32_t s) {{
+    Locate(s);
+    CopyInA(bo * sA + bi * gA + m0 * lda, mt, kt);
+    CopyInB(kt, nt);
+  }}
+  // GM (filter element (o, c, kk) at o * lda + c + kk * aK) -> L1 (NZ, K in Load3D's (c1, kh, kw, c0)
+  // order): per block of {c0} channels one Nd2Nz of its (kh, kw) positions in the K slice (ndNum
+  // matrices of mt x {c0}, one per position, aK apart in GM), the padded channels zero
+  __aicore__ inline void CopyInA(uint32_t off, uint32_t mt, uint32_t kt) {{
+    LocalTensor<{T}> a1 = a1Que.AllocTensor<{T}>();
+    uint32_t m16 = (mt + 15) / 16 * 16, j0 = k0 / {c0}, j1 = j0 + kt / {c0};
+    if (Cg % {c0}) InitConstValue(a1, InitConstValueParams<{T}>{{1, (uint16_t)(m16 * kt / {c0}), 0, ({T})0}});
+    for (uint32_t j = j0; j < j1;) {{
+      uint32_t c1 = j / KK, kk = j % KK, n = KK - kk < j1 - j ? KK - kk : j1 - j;
+      uint32_t cw = Cg - c1 * {c0} < {c0} ? Cg - c1 * {c0} : {c0};
+      DataCopy(a1[(j - j0) * m16 * {c0}], aGm[off + kk * aK + c1 * {c0}],
+               Nd2NzParams{{(uint16_t)n, (uint16_t)mt, (uint16_t)cw, (uint16_t)aK, (uint16_t)lda, (uint16_t)m16, 1, (uint16_t)(m16 * {c0})}});
+      j += n;
+    }}
+    a1Que.EnQue(a1);
+  }}
+  // the band of input rows the output positions n0 .. n0 + nt - 1 read (rows r0 .. r0 + rows - 1;
+  // the H padding outside the map: padT above, padB below) and the channel blocks c1a .. c1a + nc1 - 1
+  // of the K slice k0 .. k0 + kt - 1
+  __aicore__ inline void Band(uint32_t kt, uint32_t nt) {{
+    int32_t oh0 = n0 / OW, ohl = (n0 + nt - 1) / OW;
+    int32_t lo = oh0 * (int32_t)sh - (int32_t)pt, hi = ohl * (int32_t)sh - (int32_t)pt + (int32_t)((KH - 1) * dh + 1);
+    int32_t r1 = hi < (int32_t)H ? hi : (int32_t)H;
+    r0 = lo > 0 ? lo : 0; rows = r1 - r0; padT = r0 - lo; padB = hi - r1; mOff = n0 - oh0 * OW;
+    c1a = k0 / (KK * {c0}); nc1 = (k0 + kt - 1) / (KK * {c0}) - c1a + 1;
+  }}
+  // GM (image bo, group bi: pixels x channels, pixel pitch ps) -> L1 in 5HD [c1][row][W][{c0}]:
+  // one Nd2Nz per channel block (the pixels as its rows); a partial last block's other channels zero
+  __aicore__ inline void CopyInB(uint32_t kt, uint32_t nt) {{
+    LocalTensor<{T}> b1 = b1Que.AllocTensor<{T}>();
+    Band(kt, nt);
+    uint32_t pix = rows * W;
+    if ((c1a + nc1) * {c0} > Cg)
+      InitConstValue(b1[(nc1 - 1) * pix * {c0}], InitConstValueParams<{T}>{{1, (uint16_t)pix, 0, ({T})0}});
+    for (uint32_t j = 0; j < nc1; ++j) {{
+      uint32_t c1 = c1a + j, cw = Cg - c1 * {c0} < {c0} ? Cg - c1 * {c0} : {c0};
+      DataCopy(b1[j * pix * {c0}], bGm[bo * fb + bi * fg + r0 * W * ps + c1 * {c0}], Nd2NzParams{{1, (uint16_t)pix, (uint16_t)cw, 0, (uint16_t)ps, (uint16_t)((pix + 15) / 16 * 16), 1, 0}});
+    }}
+    b1Que.EnQue(b1);
+  }}
+""" + src[a1:]
+    b0 = src.index("  // L1 (NZ) -> L0B (zZ)")
+    b1 = src.index("  TPipe pipe;")
+    src = src[:b0] + f"""  // L1 (5HD band) -> L0B: the img2col of the band, K slice x output positions, by one Load3D
+  __aicore__ inline void SplitB(uint32_t kt, uint32_t nt) {{
+    LocalTensor<{T}> b1 = b1Que.DeQue<{T}>();
+    LocalTensor<{T}> b2 = b2Que.AllocTensor<{T}>();
+    Band(kt, nt);
+    const uint8_t pad[4] = {{(uint8_t)pl, (uint8_t)pr, (uint8_t)padT, (uint8_t)padB}};
+    LoadData(b2, b1, LoadData3DParamsV2<{T}>(pad, (uint16_t)rows, (uint16_t)W, (uint16_t)(nc1 * {c0}), (uint16_t)kt,
+                                            (uint16_t)nt, (uint16_t)(k0 - c1a * KK * {c0}), (uint16_t)mOff, (uint8_t)sw,
+                                            (uint8_t)sh, (uint8_t)KW, (uint8_t)KH, (uint8_t)dw, (uint8_t)dh, false,
+                                            false, ({T})0));
+    b2Que.EnQue(b2);
+    b1Que.FreeTensor(b1);
+  }}
+
+""" + src[b1:]
+    if bias:
+        swap("__aicore__ inline void Init(GM_ADDR x0, GM_ADDR x1, GM_ADDR y0,",
+             "__aicore__ inline void Init(GM_ADDR x0, GM_ADDR x1, GM_ADDR x2, GM_ADDR y0,")
+        swap("void " + kernel + "(GM_ADDR x0, GM_ADDR x1, GM_ADDR y0,", "void " + kernel + "(GM_ADDR x0, GM_ADDR x1, GM_ADDR x2, GM_ADDR y0,")
+        swap("  op.Init(x0, x1, y0, tilingData);", "  op.Init(x0, x1, x2, y0, tilingData);")
+        swap("    kSteps = (K + baseK - 1) / baseK;\n",
+             "    kSteps = (K + baseK - 1) / baseK;\n"
+             f"    biasGm.SetGlobalBuffer((__gm__ {T}*)x2, bG * M);\n"
+             f"    pipe.InitBuffer(biasL1, baseM * {c0} * sizeof({T}));\n"
+             f"    pipe.InitBuffer(biasL0A, baseM * {c0} * sizeof({T}));\n"
+             f"    pipe.InitBuffer(onesL0B, 16 * ((baseN + {c0 - 1}) / {c0} * {c0}) * sizeof({T}));\n")
+        swap("      if (k0 == 0) c1 = c1Que.AllocTensor<float>();",
+             "      if (k0 == 0) {\n        c1 = c1Que.AllocTensor<float>();\n        BiasMmad(c1);\n      }")
+        swap("      mp.cmatrixInitVal = k0 == 0;", "      mp.cmatrixInitVal = false;             // on top of the bias")
+        swap("  TPipe pipe;\n", f"""  // L0C = bias[m] x ones[n]: the bias column (GM -> L1 -> L0A) times a row of ones (L0B), k = 1
+  __aicore__ inline void BiasMmad(const LocalTensor<float>& c1) {{
+    LocalTensor<{T}> l1 = biasL1.Get<{T}>(), a = biasL0A.Get<{T}>(), b = onesL0B.Get<{T}>();
+    uint32_t mf = (mt + 15) / 16, nf = (nt + {c0 - 1}) / {c0};
+    DataCopy(l1, biasGm[bi * M + m0], Nd2NzParams{{1, (uint16_t)mt, 1, 0, 1, (uint16_t)(mf * 16), 1, 0}});
+    SetFlag<HardEvent::MTE2_MTE1>(0);
+    WaitFlag<HardEvent::MTE2_MTE1>(0);
+    for (uint32_t i = 0; i < mf; ++i)
+      LoadData(a[i * 16 * {c0}], l1, LoadData2DParams{{(uint16_t)i, 1, 1, 0, 0, false, 0}});
+    InitConstValue(b, InitConstValueParams<{T}>{{1, (uint16_t)nf, 0, ({T})1}});
+    SetFlag<HardEvent::MTE1_M>(0);
+    WaitFlag<HardEvent::MTE1_M>(0);
+    MmadParams mp{{(uint16_t)mt, (uint16_t)nt, 1, false, 0, false, false, false}};
+    mp.cmatrixInitVal = true;
+    Mmad(c1, a, b, mp);
+  }}
+
+  TPipe pipe;
+  TBuf<TPosition::A1> biasL1;
+  TBuf<TPosition::A2> biasL0A;
+  TBuf<TPosition::B2> onesL0B;
+  GlobalTensor<{T}> biasGm;
+""")
+    swap("  uint32_t tileBegin, tileEnd, kSteps, bo, bi, m0, n0, k0, mt, nt, kt;\n",
+         "  uint32_t tileBegin, tileEnd, kSteps, bo, bi, m0, n0, k0, mt, nt, kt;\n"
+         "  uint32_t H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, pr, Cg, KK, ps, fb, fg, aK;\n"
+         "  uint32_t r0, rows, padT, padB, mOff, c1a, nc1;   // the current feature-map band\n")
+    return src
 
 
 def _split_source(plan, op, t, T, TO, quant, c0, frac, what, prec, depth_in, depth_c, a_n, b_n, c_n) -> str:
@@ -454,7 +685,11 @@ def _split_source(plan, op, t, T, TO, quant, c0, frac, what, prec, depth_in, dep
                         "// kernel (the vector sum) adds the partials after this launch has finished.\n#include")
     body = src[src.index("class Kernel"):]
     start = body.index("  // One step = one K slice")
-    end = body.index("  // GM (ND) -> L1 (NZ")
+    l3 = plan.cube.get("load3d")
+    end = body.index("  // GM (filter element" if l3 else "  // GM (ND) -> L1 (NZ")
+    copy_in = ("    CopyInA(bo * sA + bi * gA + m0 * lda, mt, kt);\n    CopyInB(kt, nt);" if l3 else
+               "    CopyInA(bo * sA + bi * gA + m0 * lda + k0, mt, kt);\n"
+               "    CopyInB(bo * sB + bi * gB + k0 * ldb + n0, kt, nt);")
     proc = f"""  // Items (tile, K slice) one after the other, the steps of each K slice in order.{" The next step's" if db else ""}
 {"  // A and B tiles are copied in (MTE2) before this step's Split/Mmad (two L1 buffers per queue)." if db else ""}
   __aicore__ inline void Process() {{
@@ -502,8 +737,7 @@ def _split_source(plan, op, t, T, TO, quant, c0, frac, what, prec, depth_in, dep
   }}
   __aicore__ inline void CopyIn(uint32_t item, uint32_t kk) {{
     Locate(item, kk);
-    CopyInA(bo * sA + bi * gA + m0 * lda + k0, mt, kt);
-    CopyInB(bo * sB + bi * gB + k0 * ldb + n0, kt, nt);
+{copy_in}
   }}
 """
     body = body[:start] + proc + body[end:]

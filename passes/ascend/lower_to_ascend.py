@@ -110,7 +110,7 @@ def plan_kernel(fn: ir.Operation, kernel: str, *, soc: str = "Ascend910B", cores
 
     from ..common.linalg import matmul_info
     from ..poly import targets
-    from . import conv, cube, group, pool, split, vector
+    from . import conv, cube, group, movement, pool, split, vector
     from .plan import SOCS, Unsupported, _Planner
     model = targets.make("ascend")
     model = replace(model, ub=model.ub * ub_scale)
@@ -139,6 +139,10 @@ def plan_kernel(fn: ir.Operation, kernel: str, *, soc: str = "Ascend910B", cores
         try:
             return build_vector(fn, kernel)
         except Unsupported:
+            try:        # slices, splits, concatenations, stacks, tiles, transposes: MTE copy kernels
+                return movement.plan_movement(fn, kernel, soc=soc, cores=cores or soc_cores[0], model=model)
+            except Unsupported:
+                pass
             if split.applies(fn):
                 return split.plan_split(fn, kernel, soc=soc, build_vector=build_vector)
             if split.independent_parts(fn):

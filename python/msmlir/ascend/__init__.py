@@ -138,8 +138,11 @@ class AscendProgram:
         self._built = True
 
     def report(self) -> str:
-        from msmlir.passes.ascend.cost import format_report
-        return "\n".join(format_report(k.report) for k in self.kernels.values())
+        from msmlir.passes.ascend.cost import format_report, step_estimate
+        s = step_estimate(k.report for k in self.kernels.values())
+        return "\n".join([format_report(k.report) for k in self.kernels.values()] + [
+            f"step: {s['kernels']} kernels, {s['launches']} launches, est-cycles={s['cycles']} "
+            f"({s['launch_cycles']} of them launches; ~{s['us']} us at the model's clock)"])
 
     def write_project(self, directory: str) -> list[str]:
         from msmlir.passes.ascend import cost, emit

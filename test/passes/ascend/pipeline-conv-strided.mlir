@@ -1,6 +1,7 @@
 // RUN: rm -rf %t && ms-opt %s --pass-pipeline="builtin.module(msmlir-ascend-pipeline{emit-dir=%t fallback=false})" 2>&1 | FileCheck %s --check-prefix=IR
-// RUN: cat %t/op_kernel/ascend_conv_conv2d_??????????_im2col.cpp | FileCheck %s --check-prefix=FWD
+// RUN: cat %t/op_kernel/ascend_conv_conv2d_backprop_input_*_im2col.cpp | FileCheck %s --check-prefix=GATHER
 // RUN: cat %t/op_kernel/ascend_conv_conv2d_??????????_mm.cpp | FileCheck %s --check-prefix=CUBE
+// RUN: cat %t/op_host/ascend_conv_conv2d_??????????_mm.cpp | FileCheck %s --check-prefix=FWDHOST
 // RUN: cat %t/op_kernel/ascend_conv_conv2d_backprop_input_*_im2col.cpp | FileCheck %s --check-prefix=DX
 // RUN: cat %t/op_kernel/ascend_conv_conv2d_backprop_input_*_wt.cpp | FileCheck %s --check-prefix=DXWT
 // RUN: cat %t/op_host/ascend_conv_conv2d_backprop_input_*_im2col.cpp | FileCheck %s --check-prefix=DXHOST
@@ -8,49 +9,59 @@
 
 // A grouped (2 groups), width-strided (2) and dilated (2, 1) convolution and
 // its gradients, all on the cube with fallback=false (conv.py):
-//  * forward: a Gather im2col (the source rows of one (b, c, kh) into UB once
-//    by DataCopyPad, every kw's strided columns picked by one Gather per row
-//    with a table per kw; the borders read a zero margin); the cube batches
-//    over (image, group), the filter of group g at g * O * K (bi * gA);
+//  * forward: Load3D (no im2col workspace): the width stride and the height
+//    dilation are Load3D's strideW / dilationFilterH; the cube batches over
+//    (image, group), the filter of group g at g * O * C (bi * gA), the
+//    input's group g at g * C channels of the pixel-major copy (bi * fg);
 //  * input gradient: dout interleaved with stride - 1 zeros (a strided
-//    tensor.insert_slice into zeros) is never built: the im2col reads dout's
-//    rows at a GM stride of ry output rows and its columns through the
-//    table; the rotated filter is a per-group permute;
+//    tensor.insert_slice into zeros, which Load3D cannot express) is never
+//    built: a Gather im2col (the source rows of one (b, c, kh) into UB once
+//    by DataCopyPad, every kw's columns picked by one Gather per row with a
+//    table per kw; the borders and gaps read a zero margin) reads dout's rows
+//    at a GM stride of ry output rows; the rotated filter is a per-group
+//    permute;
 //  * filter gradient: a convolution dilated by the forward stride (the
 //    DataCopyPad-only im2col with dilated window offsets), its result
 //    written transposed per group by Fixpipe (sC, gC, ldc).
 
-// IR-DAG: remark: mskernel-lower-to-ascend: ascend_conv_conv2d_{{[0-9a-f]+}}: {{.*}} (MTE (im2col copies) then MTE2 (GM->L1) (double-buffered)-bound)
+// IR-DAG: remark: mskernel-lower-to-ascend: ascend_conv_conv2d_{{[0-9a-f]+}}: {{.*}} Load3D {{.*}}then MTE2 (GM->L1) (double-buffered)-bound) launches=3
 // IR-DAG: remark: mskernel-lower-to-ascend: ascend_conv_conv2d_backprop_input_{{[0-9a-f]+}}: {{.*}} (MTE (permute copies) then MTE (im2col copies) then MTE2 (GM->L1) (double-buffered)-bound)
 // IR-DAG: remark: mskernel-lower-to-ascend: ascend_conv_conv2d_backprop_filter_{{[0-9a-f]+}}: {{.*}} (MTE (permute copies) then MTE (im2col copies) then MTE2 (GM->L1) (double-buffered)-bound)
 
-// FWD: col[b, (c, kh, kw), (oh, ow)] = V[b, c, oh * sh + kh' * dh, ow * sw + kw' * dw]
-// FWD: one item per (b, c, kh), 36 items over
-// FWD-NEXT: // 36 cores.
-// FWD: rowPitch = 8 + (W + 7) / 8 * 8;
-// FWD: pipe.InitBuffer(inQue, BUFFER_NUM, tileRows * rowPitch * sizeof(float));
-// FWD-NEXT: pipe.InitBuffer(outQue, BUFFER_NUM, tileRows * pitch * sizeof(float));
-// FWD-NEXT: pipe.InitBuffer(tabBuf, KW * pitch * sizeof(uint32_t));
-// FWD-LABEL: void BuildTables() {
-// FWD: if (ow < OW && v >= 0 && v % (int32_t)rx == 0 && v / (int32_t)rx < (int32_t)W) src = 8 + v / rx;
-// FWD: Duplicate(m0, 0.0f, tileRows * rowPitch);
-// FWD-NEXT: Duplicate(m1, 0.0f, tileRows * rowPitch);
-// FWD: SetFlag<HardEvent::V_MTE2>(0);
-// FWD-LABEL: void Rows(uint32_t item) {
-// FWD: uint32_t khs = flip ? KH - 1 - kh : kh;
-// FWD: while (hLo < (int32_t)OH && (hLo * (int32_t)sh + base) % (int32_t)ry != 0) ++hLo;
-// FWD: DataCopyPad(s[8], xGm[b / G * sb + b % G * sg + c * sc + (y0 + j0 * sh) * W],
-// FWD-NEXT: DataCopyExtParams{(uint16_t)n, W * (uint32_t)sizeof(float), (sh * W - W) * (uint32_t)sizeof(float), 1, 0}
-// FWD: inQue.EnQue(s);
-// FWD-NEXT: LocalTensor<float> u = inQue.DeQue<float>();
-// FWD-NEXT: for (uint32_t kw = 0; kw < KW; ++kw) {
-// FWD-NEXT: LocalTensor<uint32_t> tab = tabBuf.Get<uint32_t>()[(flip ? KW - 1 - kw : kw) * pitch];
-// FWD: for (uint32_t r = 0; r < n; ++r) Gather(o[r * pitch], u, tab, r * rowPitch * (uint32_t)sizeof(float), pitch);
-// FWD: DataCopyPad(colGm[dst0 + kw * OH * OW + (hLo + j0 * ry) * OW], v,
-// FWD: inQue.FreeTensor(u);
+// GATHER: col[b, (c, kh, kw), (oh, ow)] = V[b, c, oh * sh + kh' * dh, ow * sw + kw' * dw]
+// GATHER: one item per (b, c, kh), 24 items over
+// GATHER-NEXT: // 12 cores.
+// GATHER: rowPitch = 8 + (W + 7) / 8 * 8;
+// GATHER: pipe.InitBuffer(inQue, BUFFER_NUM, tileRows * rowPitch * sizeof(float));
+// GATHER-NEXT: pipe.InitBuffer(outQue, BUFFER_NUM, tileRows * pitch * sizeof(float));
+// GATHER-NEXT: pipe.InitBuffer(tabBuf, KW * pitch * sizeof(uint32_t));
+// GATHER-LABEL: void BuildTables() {
+// GATHER: if (ow < OW && v >= 0 && v % (int32_t)rx == 0 && v / (int32_t)rx < (int32_t)W) src = 8 + v / rx;
+// GATHER: Duplicate(m0, 0.0f, tileRows * rowPitch);
+// GATHER-NEXT: Duplicate(m1, 0.0f, tileRows * rowPitch);
+// GATHER: SetFlag<HardEvent::V_MTE2>(0);
+// GATHER-LABEL: void Rows(uint32_t item) {
+// GATHER: uint32_t khs = flip ? KH - 1 - kh : kh;
+// GATHER: while (hLo < (int32_t)OH && (hLo * (int32_t)sh + base) % (int32_t)ry != 0) ++hLo;
+// GATHER: DataCopyPad(s[8], xGm[b / G * sb + b % G * sg + c * sc + (y0 + j0 * sh) * W],
+// GATHER-NEXT: DataCopyExtParams{(uint16_t)n, W * (uint32_t)sizeof(float), (sh * W - W) * (uint32_t)sizeof(float), 1, 0}
+// GATHER: inQue.EnQue(s);
+// GATHER-NEXT: LocalTensor<float> u = inQue.DeQue<float>();
+// GATHER-NEXT: for (uint32_t kw = 0; kw < KW; ++kw) {
+// GATHER-NEXT: LocalTensor<uint32_t> tab = tabBuf.Get<uint32_t>()[(flip ? KW - 1 - kw : kw) * pitch];
+// GATHER: for (uint32_t r = 0; r < n; ++r) Gather(o[r * pitch], u, tab, r * rowPitch * (uint32_t)sizeof(float), pitch);
+// GATHER: DataCopyPad(colGm[dst0 + kw * OH * OW + (hLo + j0 * ry) * OW], v,
+// GATHER: inQue.FreeTensor(u);
 
-// CUBE: C_b[2, 25] = A_b[2, 18] * B_b[18, 25] for b < 4 (batch strides 0, 900, 100)
-// CUBE: CopyInA(bo * sA + bi * gA + m0 * lda + k0, mt, kt);
+// CUBE: convolution C_b[2, 25] = W[2, 48] * img2col(x_b)[48, 25] for b < 4, the img2col formed in L0B by Load3D (f32),
+// CUBE: CopyInA(bo * sA + bi * gA + m0 * lda, mt, kt);
+// CUBE: LoadData(b2, b1, LoadData3DParamsV2<float>(pad,
+// FWDHOST: tiling.set_bG(2);
+// FWDHOST-NEXT: tiling.set_gA(6);
+// FWDHOST: tiling.set_sw(2);
+// FWDHOST-NEXT: tiling.set_dh(2);
+// FWDHOST: tiling.set_Cg(3);
+// FWDHOST: tiling.set_fg(3);
 
 // DX: V[b, c, y, v] = x[b, c, (y - pt) / ry, (v - pl) / rx]
 // DX: for (uint32_t kw = 0; kw < KW; ++kw) {

@@ -1,60 +1,60 @@
 // RUN: rm -rf %t && ms-opt %s --pass-pipeline="builtin.module(msmlir-ascend-pipeline{emit-dir=%t})" 2>&1 | FileCheck %s --check-prefix=IR
-// RUN: cat %t/op_kernel/ascend_conv_*_im2col.cpp | FileCheck %s --check-prefix=IM2COL
-// RUN: cat %t/op_kernel/ascend_conv_*_bias.cpp | FileCheck %s --check-prefix=BIAS
 // RUN: cat %t/op_kernel/ascend_conv_*_mm.cpp | FileCheck %s --check-prefix=CUBE
+// RUN: cat %t/op_host/ascend_conv_*_mm.cpp | FileCheck %s --check-prefix=HOST
 // RUN: cat %t/launch/ascend_conv_conv2d_reshape_add_??????????_launch.cpp | FileCheck %s --check-prefix=LAUNCH
 
-// Conv2d (zero padding 1) + bias + ReLU: a group of four Ascend C kernels over
-// GM workspaces (conv.py): the filter with the bias as a last column (vector
-// core, DataCopyPad runs), the im2col of the input with a row of ones per
-// image (vector core, GM -> UB -> GM through a TQueBind; the padding written
-// from a UB buffer of zeros), the batched cube matmul y_n[O, OH*OW] =
-// [W | b] @ [col_n; 1] (A shared by every image: batch stride 0), and the
-// ReLU (and its mask) as a vector epilogue.
+// Conv2d (zero padding 1) + bias + ReLU with the img2col formed on chip by
+// Load3D (conv.py): no im2col workspace in GM. A group of four kernels: the
+// filter [O, C, KK] -> [KK, O*C] and the input NCHW -> [H*W, N*C] (pixel-major:
+// one Nd2Nz per block of C0 channels brings a band of the map into L1 in 5HD)
+// by vector transposes, the cube kernel (per K step: the filter's K columns
+// reordered to Load3D's (c1, kh, kw, c0) order by an Nd2Nz of ndNum matrices,
+// the band of input rows the output tile reads into L1 with the padded
+// channels zeroed by InitConstValue, one Load3D into L0B with the H/W padding
+// as its pads; the bias as a first Mmad per tile, bias column x a row of
+// ones), and the ReLU (and its mask) as a vector epilogue.
 
-// IR: remark: mskernel-lower-to-ascend: ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}: soc=Ascend910B blockDim={{[0-9]+}} tiles=1+54+3+{{[0-9]+}} tile=4x18+9x7+16x64x24+{{.*}} L0A=3072B {{.*}} double-buffer=on {{.*}} (MTE (augment copies) then MTE (im2col copies) then MTE2 (GM->L1) (double-buffered) then {{.*}}
+// IR: remark: mskernel-lower-to-ascend: ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}: soc=Ascend910B blockDim={{[0-9]+}} tiles=1+1+3+{{[0-9]+}} tile={{[0-9]+}}x9+{{[0-9]+}}x63+16x64x{{[0-9]+}} Load3D+{{.*}} double-buffer=on {{.*}} launches=4
 
-// IM2COL: col[b, (c, kh, kw), (oh, ow)] = x[b, c, oh * sh + kh' * dh - pt, ow + kw' * dw - pl]
-// IM2COL: 54 items over 27 cores.
-// IM2COL: pipe.InitBuffer(que, BUFFER_NUM, tileRows * pitch * sizeof(float));
-// IM2COL-NEXT: pipe.InitBuffer(zeroBuf, zeroRows * pitch * sizeof(float));
-// IM2COL-NEXT: Duplicate(zeroBuf.Get<float>(), 0.0f, zeroRows * pitch);
-// IM2COL-NEXT: pipe.InitBuffer(oneBuf, zeroRows * pitch * sizeof(float));
-// IM2COL-NEXT: Duplicate(oneBuf.Get<float>(), 1.0f, zeroRows * pitch);
-// IM2COL-NEXT: SetFlag<HardEvent::V_MTE3>(0);
-// IM2COL-NEXT: WaitFlag<HardEvent::V_MTE3>(0);
-// IM2COL-LABEL: void Row(uint32_t item) {
-// IM2COL: if (item % KK == KK - 1) Fill(oneBuf, dst + OH * OW, OH, OW);
-// IM2COL-NEXT: kh *= dh; kw *= dw;
-// IM2COL: Fill(zeroBuf, dst, ohLo, OW);
-// IM2COL-NEXT: Fill(zeroBuf, dst + ohHi * OW, OH - ohHi, OW);
-// IM2COL: LocalTensor<float> t = que.AllocTensor<float>();
-// IM2COL: DataCopyPad(t, xGm[b / G * sb + b % G * sg + c * sc + (r0 * sh + kh - pt) * W + owLo + kw - pl],
-// IM2COL-NEXT: DataCopyExtParams{(uint16_t)n, len * (uint32_t)sizeof(float), (sh * W - len) * (uint32_t)sizeof(float), 0, 0}
-// IM2COL-NEXT: que.EnQue(t);
-// IM2COL-NEXT: LocalTensor<float> u = que.DeQue<float>();
-// IM2COL-NEXT: DataCopyPad(colGm[dst + r0 * OW + owLo], u,
-// IM2COL: que.FreeTensor(u);
-// IM2COL: TQueBind<QuePosition::VECIN, QuePosition::VECOUT, BUFFER_NUM> que;
-// IM2COL-NEXT: TBuf<TPosition::VECCALC> zeroBuf;
-// IM2COL-NEXT: TBuf<TPosition::VECCALC> oneBuf;
+// CUBE: convolution C_b[4, 63] = W[4, 72] * img2col(x_b)[72, 63] for b < 3, the img2col formed in L0B by Load3D (f32),
+// CUBE-LABEL: void Process() {
+// CUBE: if (k0 == 0) {
+// CUBE-NEXT: c1 = c1Que.AllocTensor<float>();
+// CUBE-NEXT: BiasMmad(c1);
+// CUBE: mp.cmatrixInitVal = false;
+// CUBE-NEXT: Mmad(c1, a2, b2, mp);
+// CUBE-LABEL: void CopyInA(uint32_t off, uint32_t mt, uint32_t kt) {
+// CUBE: if (Cg % 8) InitConstValue(a1, InitConstValueParams<float>{1, (uint16_t)(m16 * kt / 8), 0, (float)0});
+// CUBE: DataCopy(a1[(j - j0) * m16 * 8], aGm[off + kk * aK + c1 * 8],
+// CUBE-NEXT: Nd2NzParams{(uint16_t)n, (uint16_t)mt, (uint16_t)cw, (uint16_t)aK, (uint16_t)lda, (uint16_t)m16, 1, (uint16_t)(m16 * 8)});
+// CUBE-LABEL: void Band(uint32_t kt, uint32_t nt) {
+// CUBE: r0 = lo > 0 ? lo : 0; rows = r1 - r0; padT = r0 - lo; padB = hi - r1; mOff = n0 - oh0 * OW;
+// CUBE-LABEL: void CopyInB(uint32_t kt, uint32_t nt) {
+// CUBE: InitConstValue(b1[(nc1 - 1) * pix * 8], InitConstValueParams<float>{1, (uint16_t)pix, 0, (float)0});
+// CUBE: DataCopy(b1[j * pix * 8], bGm[bo * fb + bi * fg + r0 * W * ps + c1 * 8], Nd2NzParams{1, (uint16_t)pix, (uint16_t)cw, 0, (uint16_t)ps,
+// CUBE-LABEL: void SplitB(uint32_t kt, uint32_t nt) {
+// CUBE: const uint8_t pad[4] = {(uint8_t)pl, (uint8_t)pr, (uint8_t)padT, (uint8_t)padB};
+// CUBE-NEXT: LoadData(b2, b1, LoadData3DParamsV2<float>(pad, (uint16_t)rows, (uint16_t)W, (uint16_t)(nc1 * 8), (uint16_t)kt,
+// CUBE-LABEL: void BiasMmad(const LocalTensor<float>& c1) {
+// CUBE: InitConstValue(b, InitConstValueParams<float>{1, (uint16_t)nf, 0, (float)1});
+// CUBE: MmadParams mp{(uint16_t)mt, (uint16_t)nt, 1, false, 0, false, false, false};
+// CUBE-NOT: colGm
 
-// BIAS: Move(aGm[o0 * K], yGm[o0 * (K + 1)], n, K);
-// BIAS-NEXT: Move(biasGm[o0], yGm[o0 * (K + 1) + K], n, 1);
+// HOST: tiling.set_K(72);
+// HOST: tiling.set_pt(1);
+// HOST-NEXT: tiling.set_pl(1);
+// HOST-NEXT: tiling.set_pr(1);
+// HOST-NEXT: tiling.set_Cg(2);
+// HOST-NEXT: tiling.set_KK(9);
+// HOST-NEXT: tiling.set_ps(6);
 
-// CUBE: C_b[4, 63] = A_b[4, 19] * B_b[19, 63] for b < 3 (batch strides 0, 1197, 252) (f32)
-// CUBE: Mmad(c1, a2, b2, mp);
-// CUBE: Fixpipe(cGm[bo * sC + bi * gC + m0 * ldc + n0], c,
-// CUBE: uint32_t t = tileBegin + s / kSteps, b = t / batchTiles, r = t % batchTiles;
-// CUBE-NEXT: bo = b / bG; bi = b % bG;
-// CUBE: CopyInA(bo * sA + bi * gA + m0 * lda + k0, mt, kt);
-
-// LAUNCH: void* ws0 = nullptr;  // [4, 19] f32
-// LAUNCH: void* ws1 = nullptr;  // [3, 19, 63] f32
+// LAUNCH: void* ws0 = nullptr;  // [9, 8] f32
+// LAUNCH: void* ws1 = nullptr;  // [63, 6] f32
 // LAUNCH: void* ws2 = nullptr;  // [3, 4, 9, 7] f32
-// LAUNCH: rc = launch_ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}_bias(stream, x1, x2, ws0);
-// LAUNCH: rc = launch_ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}_im2col(stream, x0, ws1);
-// LAUNCH: rc = launch_ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}_mm(stream, ws0, ws1, ws2);
+// LAUNCH-NOT: ws3
+// LAUNCH: rc = launch_ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}_wt(stream, x1, ws0);
+// LAUNCH: rc = launch_ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}_x(stream, x0, ws1);
+// LAUNCH: rc = launch_ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}_mm(stream, ws0, ws1, x2, ws2);
 // LAUNCH: rc = launch_ascend_conv_conv2d_reshape_add_{{[0-9a-f]+}}_ep(stream, x0, x1, x2, ws2, y0);
 
 func.func @conv(%x: tensor<3x2x9x7xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<4xf32>) -> tensor<3x4x9x7xf32> {

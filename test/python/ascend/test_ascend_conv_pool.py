@@ -1,4 +1,5 @@
-"""Convolutions on the cube (im2col + batched Mmad), max pooling and its
+"""Convolutions on the cube (forward: Load3D's img2col on chip; gradients: a
+GM im2col; batched Mmad), max pooling and its
 gradient on the vector path (Gather tables), batched and f16 matmuls on the
 cube: numerics of the emitted Ascend C on the emulator vs numpy, tails that
 are not multiples of 32 bytes included, the group structure, and what still
@@ -78,22 +79,20 @@ def test_conv_forward_on_the_cube(conv_prog, name):
     parts = [p.kernel.rsplit("_", 1)[-1] for p, _, _ in k.plan.parts]
     # (split-K, where the cost model takes it: the cube's partials then their vector sum, "ksum")
     parts = [p for p in parts if p != "ksum"]
-    assert parts[-2 if bias else -1] == "mm" and "im2col" in parts
-    assert ("bias" in parts) == bias and (parts[-1] == "ep") == bias
+    # Load3D: the filter and the input made channel-minor where C > 1 (transposes), no im2col, the
+    # bias summed in L0C by the cube kernel itself
+    assert parts[-2 if bias else -1] == "mm" and "im2col" not in parts and "bias" not in parts
+    assert ("wt" in parts) == (xs[1] > 1 and ws[2] * ws[3] > 1) and ("x" in parts) == (xs[1] > 1)
+    assert (parts[-1] == "ep") == bias
     mm = next(p for p in k.parts if p.name.endswith("_mm"))
-    assert "Mmad(c1, a2, b2, mp);" in mm.source and "LoadData(" in mm.source
-    kk = ws[1] * ws[2] * ws[3] + (1 if bias else 0)
-    assert mm.report["measured"]["mmad_macs"] == xs[0] * ws[0] * ys[2] * ys[3] * kk
-    im = next(p for p in k.parts if p.name.endswith("_im2col"))
-    if im.plan.dma["gather"]:     # the cost model's choice: rows once per (b, c, kh), every kw gathered
-        assert "Gather(o[r * pitch], u, tab, r * rowPitch * (uint32_t)sizeof(float), pitch);" in im.source
-    else:
-        assert "TQueBind<QuePosition::VECIN, QuePosition::VECOUT, BUFFER_NUM> que;" in im.source
-    assert ("Fill(zeroBuf" in im.source) == any(pads)
-    if name == "large_padded":
-        t = im.plan.dma["tiling"]
-        assert t["tileRows"] < ys[2] and t["zeroRows"] < ys[2]
-    assert k.report["bound"] != "scalar fallback" and "im2col copies" in k.report["bound"]
+    assert "Mmad(c1, a2, b2, mp);" in mm.source and "LoadData(b2, b1, LoadData3DParamsV2<float>(pad," in mm.source
+    kp = -(-xs[1] // 8) * 8 * ws[2] * ws[3]          # K in Load3D's order, channels padded to C0 = 8
+    assert mm.report["measured"]["mmad_macs"] == xs[0] * ws[0] * ys[2] * ys[3] * (kp + (1 if bias else 0))
+    # no GM workspace larger than an operand or the result (the im2col's was C*KH*KW x OH*OW per image)
+    assert max(int(np.prod(w_)) for w_ in k.plan.workspaces) <= max(np.prod(xs), np.prod(ws), np.prod(ys))
+    if name == "large_padded":          # a band of the map per output tile, not the whole image in L1
+        assert mm.plan.cube["load3d"]["pix_max"] < xs[2] * xs[3]
+    assert k.report["bound"] != "scalar fallback" and "Load3D" in k.report["tile"]
 
 
 def test_padded_conv_gradients_on_the_cube():
@@ -225,8 +224,10 @@ func.func @dw(%dy: {_t(ys)}, %x: {_t(xs)}) -> {_t(ws)} {{
 def test_strided_dilated_grouped_conv_and_gradients_on_the_cube(name):
     """Width strides, dilations and groups, forward (+ bias) and both gradients,
     with fallback=False: im2col by Gather where the window's columns are not a
-    run (width stride, the strided input gradient's interleaved dout, a crop),
-    the cube batched over (image, group)."""
+    run (width stride, the strided input gradient's interleaved dout, a crop;
+    elsewhere the cost model picks between the two im2col forms), the forward
+    by Load3D (pad_beyond: on the GM im2col, some output rows read only
+    padding), the cube batched over (image, group)."""
     xs, ws, stride, dil, pads, group = STRIDED[name]
     ys, text = _strided_text(xs, ws, stride, dil, pads, group)
     prog = A.compile(text, fallback=False)
@@ -240,31 +241,40 @@ def test_strided_dilated_grouped_conv_and_gradients_on_the_cube(name):
     np.testing.assert_allclose(prog.call("dw", dy, x)[0], dw_ref, rtol=1e-5, atol=1e-4)
     for k in prog.kernels.values():
         assert k.report["bound"] != "scalar fallback"
-        im = next(p for p, _, _ in k.plan.parts if p.dma is not None and p.dma["kind"] == "im2col")
         mm = next(p for p, _, _ in k.plan.parts if p.cube is not None)
         assert mm.cube["tiling"]["bG"] == group and mm.double_buffer
+        if "backprop" not in k.function:
+            if name == "pad_beyond":     # its first output rows read only padding (Load3D needs l1H >= 1)
+                assert "reads only padding" in k.plan.load3d_skipped
+            else:                        # forward: Load3D, its strides, dilations and pads as given
+                t = mm.cube["tiling"]
+                assert mm.cube["load3d"] and not any(p.dma for p, _, _ in k.plan.parts)
+                assert (t["sh"], t["sw"], t["dh"], t["dw"], t["pt"], t["pl"]) == (*stride, *dil, pads[0], pads[2])
+                continue
+        im = next(p for p, _, _ in k.plan.parts if p.dma is not None and p.dma["kind"] == "im2col")
         if "backprop_input" in k.function:       # interleaved dout (stride > 1) or a crop: Gather
             assert im.dma["gather"] == (stride != (1, 1) or max(pads) >= min(ws[2:]))
             assert im.dma["tiling"]["ry"] == stride[0] and im.dma["tiling"]["rx"] == stride[1]
         elif "backprop_filter" in k.function:    # dilated by the forward stride, strided by its dilation
             assert im.dma["tiling"]["dh"] == stride[0] and im.dma["tiling"]["sw"] == dil[1]
-            assert im.dma["gather"] == (dil[1] != 1)
+            assert im.dma["gather"] or dil[1] == 1        # required for a width stride, else the model's choice
         else:
-            assert im.dma["gather"] == (stride[1] != 1)
+            assert im.dma["gather"] or stride[1] == 1
             assert "bias" in [p.kernel.rsplit("_", 1)[-1] for p, _, _ in k.plan.parts]
         if name == "large_stride2" and im.dma["gather"]:
             assert im.dma["tiling"]["tileRows"] < min(ys[2], xs[2])
 
 
 def test_f16_strided_conv_is_on_the_cube():
-    """An f16 convolution (width stride: the Gather im2col) is on the cube
+    """An f16 convolution (width stride: Load3D's strideW) is on the cube
     now, f32-accumulated (test_ascend_conv_f16.py has the numerics); with
     fallback=False it compiles."""
     text = _conv_fn("c", (1, 2, 9, 9), (3, 2, 3, 3), (1, 3, 7, 4), "{stride = array<i64: 1, 2>}").replace("f32", "f16")
     k = next(iter(A.compile(text, fallback=False).kernels.values()))
     assert k.report["bound"] != "scalar fallback" and "fallback_reason" not in k.report
-    assert [p.kernel.rsplit("_", 1)[-1] for p, _, _ in k.plan.parts] == ["im2col", "mm"]
-    assert k.plan.parts[0][0].dma["gather"] and k.plan.parts[1][0].cube["dtype"] == "f16"
+    assert [p.kernel.rsplit("_", 1)[-1] for p, _, _ in k.plan.parts] == ["wt", "x", "mm"]
+    mm = k.plan.parts[2][0]
+    assert mm.cube["dtype"] == "f16" and mm.cube["load3d"] and mm.cube["tiling"]["sw"] == 2
 
 
 # ----------------------------------------------------------------------------- pooling
