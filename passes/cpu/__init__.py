@@ -11,6 +11,9 @@ op and write the transform script):
   pack_matmul.py       msmlir-cpu-pack-matmul: big f32 matmuls -> packed,
                        register-tiled vector.contract micro-kernels
   generalize.py        msmlir-cpu-generalize: other named linalg ops -> generic
+  vectorize_arg_reductions.py msmlir-cpu-vectorize-arg-reductions: argmax/argmin
+                       -> vector compare-select loops (row: lane combine; column:
+                       lane-wise across rows)
   vectorize_windows.py msmlir-cpu-vectorize-windows: pooling ops and pooling
                        gradients -> gathers vectorized along the output width
   (then ../fusion/row_fusion.py, msmlir-fuse-rows: row-wise chains -> one loop)
@@ -47,4 +50,4 @@ A strategy that fails leaves its ops on the plain path
 """
 from . import (cast_collapses, conv_to_matmul, fast_math, generalize, globalize_allocs, lower_vectors, pack_matmul,  # noqa: F401
                prefetch_rows, scale_by_ldexp, streaming_stores, tile_vectorize, unroll_transfers,
-               vectorize_windows)
+               vectorize_arg_reductions, vectorize_windows)

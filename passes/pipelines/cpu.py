@@ -246,6 +246,7 @@ def tensor_codegen(threads: int, min_work: int, poly_claim: bool = False) -> str
     return (f"msmlir-cpu-conv-to-matmul{{threads={threads}}},"
             f"msmlir-cpu-pack-matmul{{threads={threads}}},"
             "msmlir-cpu-generalize,"
+            f"msmlir-cpu-vectorize-arg-reductions{{threads={threads} min-work={min_work}}},"
             f"{claim}"
             f"msmlir-cpu-vectorize-windows{{threads={threads} min-work={min_work}}},"
             f"msmlir-fuse-rows{{threads={threads} min-work={min_work}}},"
