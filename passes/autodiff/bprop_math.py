@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+from mlir import ir
+
 from msmlir.dialects import mindir
 
 from . import emit as E
@@ -213,20 +216,29 @@ def _pow(op, d):
 # Masks are recomputed for each use (one use per i1 value): elementwise fusion
 # then folds every comparison into its consumer and no i1 tensor is stored.
 
+def _tie_split(win, tie, g):
+    """g where `win`, g / 2 where `tie`, else 0: MindSpore 2.10's Maximum/MinimumGrad share
+    a tie evenly between the operands (recorded: grad.maximum.ties in
+    test/python/compat)."""
+    return mindir.select(win, g, E.where(tie, E.scale(g, 0.5)))
+
+
 @bprop("mindir.maximum")
 def _maximum(op, d):
-    # ties go to lhs (MindSpore MaximumGrad: dx where x >= y)
     a, b = _ab(op)
-    return [E.sum_to(E.where(mindir.greater_equal(a, b), d[0]), E.shape(a))
+    return [E.sum_to(_tie_split(mindir.greater(a, b), mindir.equal(a, b), d[0]), E.shape(a))
             if needs_grad(0) else None,
-            E.sum_to(E.where(mindir.less(a, b), d[0]), E.shape(b)) if needs_grad(1) else None]
+            E.sum_to(_tie_split(mindir.less(a, b), mindir.equal(a, b), d[0]), E.shape(b))
+            if needs_grad(1) else None]
 
 
 @bprop("mindir.minimum")
 def _minimum(op, d):
     a, b = _ab(op)
-    return [E.sum_to(E.where(mindir.less_equal(a, b), d[0]), E.shape(a)) if needs_grad(0) else None,
-            E.sum_to(E.where(mindir.greater(a, b), d[0]), E.shape(b)) if needs_grad(1) else None]
+    return [E.sum_to(_tie_split(mindir.less(a, b), mindir.equal(a, b), d[0]), E.shape(a))
+            if needs_grad(0) else None,
+            E.sum_to(_tie_split(mindir.greater(a, b), mindir.equal(a, b), d[0]), E.shape(b))
+            if needs_grad(1) else None]
 
 
 @bprop("mindir.mod")
@@ -286,13 +298,32 @@ def _reduce_mean(op, d):
 
 
 def _reduce_extremum(op, d):
-    # the gradient is shared evenly between the elements equal to the extremum
+    # the gradient is shared evenly between the elements equal to the extremum (ReduceMax),
+    # or, on a reduction marked msmlir.first_extremum (ops.max/min with an axis), goes to
+    # the first of them as MindSpore's ArgMaxWithValue (recorded in test/python/compat)
     x, y = _x(op), _y(op)
     axes, xs = _axes(op), E.shape(x)
+    if "msmlir.first_extremum" in op.operation.attributes and len(axes) == 1:
+        return [_first_extremum_grad(x, y, d[0], E.norm_axis(axes[0], len(xs)), axes)]
     mask = E.cast_mask(mindir.equal(x, E.unreduce(y, xs, axes)), x)
     cnt = E.unreduce(mindir.reduce_sum(mask, axes=E.i64s(axes), keep_dims=E.boolattr(True)),
                      xs, axes)
     return [mindir.div(mindir.mul(E.unreduce(d[0], xs, axes), mask), cnt)]
+
+
+def _first_extremum_grad(x, y, g, axis, axes):
+    """g (unreduced) at the first element equal to the extremum y along `axis`, 0 elsewhere:
+    the first position is the min over the tied positions (a plain integer reduction; an
+    argmax here would be a second, slower search)."""
+    xs = E.shape(x)
+    i32 = ir.IntegerType.get_signless(32)
+    shape = [1] * len(xs)
+    shape[axis] = xs[axis]
+    iota = E.constant(np.arange(xs[axis]).reshape(shape), i32)
+    tied = mindir.select(mindir.equal(x, E.unreduce(y, xs, axes)), E.broadcast_to(iota, xs),
+                         E.scalar(xs[axis], i32))
+    first = mindir.reduce_min(tied, axes=E.i64s(axes), keep_dims=E.boolattr(True))
+    return E.where(mindir.equal(iota, first), E.unreduce(g, xs, axes))
 
 
 bprop("mindir.reduce_max")(_reduce_extremum)

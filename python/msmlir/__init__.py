@@ -48,7 +48,9 @@ _LAZY = {
                                           "set_algo_parameters", "get_algo_parameters",
                                           "reset_algo_parameters")}, "initializer": ("msmlir.common.initializer", None),
     **{n: ("msmlir.common.context", n) for n in ("GRAPH_MODE", "PYNATIVE_MODE", "get_context",
-                                                 "set_context")},
+                                                 "set_context", "set_device", "STRICT",
+                                                 "COMPATIBLE", "LAX")},
+    "device_context": ("msmlir.device_context", None),   # per-device settings (2.5+)
     "Parameter": ("msmlir.common.parameter", "Parameter"),
     "ParameterTuple": ("msmlir.common.parameter", "ParameterTuple"),
     "get_seed": ("msmlir.seed", "get_seed"), "set_seed": ("msmlir.seed", "set_seed"),
@@ -93,7 +95,8 @@ def _ops_extensions():
         from .ops import SUBMODULES
         if name in SUBMODULES:
             return _il.import_module(f"msmlir.ops.{name}")
-        for mod in ("msmlir.ops.operations", "msmlir.ops.composite", "msmlir.ops.functional"):
+        for mod in ("msmlir.ops.operations", "msmlir.ops.composite", "msmlir.ops.functional",
+                    "msmlir.ops.method_twins"):
             m = _il.import_module(mod)
             if name in getattr(m, "__all__", ()):
                 return getattr(m, name)

@@ -31,9 +31,11 @@ LAYERS = [
          # MindSpore's ops submodules that compose msmlir.numpy / autodiff (msmlir.ops
          # finds them through providers.py)
          "msmlir.ops.operations", "msmlir.ops.composite", "msmlir.ops.functional",
-         "msmlir.ops.function", "msmlir.ops.tensor_extra"]),
+         "msmlir.ops.function", "msmlir.ops.tensor_extra", "msmlir.ops.nn_extra"]),
     (6, ["msmlir.common", "msmlir.nn", "msmlir.train", "msmlir.dataset", "msmlir.tools",
          "msmlir.mint", "msmlir.compat",
+         # ops.<name> twins of Tensor methods (read the Tensor class and compat's name lists)
+         "msmlir.ops.method_twins",
          "msmlir.communication", "msmlir.parallel", "msmlir"]),
 ]
 __doc__ += "\n".join(f"  L{n}: {', '.join(p)}" for n, p in LAYERS)

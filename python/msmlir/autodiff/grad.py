@@ -127,6 +127,49 @@ class GradFunction(T.Transform):
     def _entry_name(self) -> str:
         return self.__name__
 
+    def __call__(self, *args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841
+        out = super().__call__(*args, **kwargs)
+        return out if T.building() else self._run_hooks(list(args), out)
+
+    def _run_hooks(self, args, out):
+        """Tensor.register_hook in PyNative: the hooks of a differentiated argument or weight
+        rewrite its gradient (MindSpore runs them in its backward pass; here the backward
+        pass is compiled, so they run on its results)."""
+        def hooked(t):
+            return bool(getattr(t, "__dict__", {}).get("_grad_hooks"))
+
+        args = args[:-1] if self.sens_param and args else args
+        positions = self._positions(len(args))
+        if not any(hooked(args[p]) for p in positions) and not any(map(hooked, self.weights)):
+            return out
+
+        def run(t, g):
+            return t._run_grad_hooks(g) if hooked(t) else g
+
+        def weights(wg):
+            if self.single_weight:
+                return run(self.weights[0], wg)
+            return tuple(run(w, g) for w, g in zip(self.weights, wg))
+
+        if self.has_aux and not self.return_value:
+            g, aux = out
+            rebuild = lambda g2: (g2, aux)   # noqa: E731
+        elif self.return_value or self.has_aux:
+            value, g = out
+            rebuild = lambda g2: (value, g2)   # noqa: E731
+        else:
+            g, rebuild = out, (lambda g2: g2)
+        gp = self.grad_position
+        if gp is None:
+            return rebuild(weights(g))
+        gpos, wg = g if self.weights_given else (g, None)
+        if isinstance(gp, int) or (gp == _ALL and self.return_single_all and len(positions) == 1):
+            gpos = run(args[positions[0]], gpos)
+        else:
+            gpos = tuple(run(args[p], x) for p, x in zip(positions, gpos))
+        return rebuild((gpos, weights(wg)) if self.weights_given else gpos)
+
     def __repr__(self):
         kind = "value_and_grad" if self.return_value else "grad"
         return f"<msmlir.{kind} of {self.fn!r}>"

@@ -18,7 +18,7 @@ from msmlir.passes.registry import get_pass, set_option_defaults
 # the pipeline's own default (environment), restored by _reset_context
 _GRAPH_KERNEL_DEFAULT = get_pass("msmlir-cpu-pipeline").defaults()["graph-kernel"]
 
-__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device"]
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -153,6 +153,12 @@ def _apply(updates: dict) -> None:
     if "save_graphs" in updates or "save_graphs_path" in updates:
         compiler.save_graphs(str(_CONTEXT["save_graphs_path"]) if _CONTEXT["save_graphs"]
                              else None)
+
+
+def set_device(device_target, device_id=None):
+    """MindSpore 2.5+'s `set_device`: `set_context(device_target=..., device_id=...)`."""
+    set_context(device_target=device_target,
+                **({} if device_id is None else {"device_id": device_id}))
 
 
 def get_context(attr_key):

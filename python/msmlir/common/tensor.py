@@ -29,7 +29,9 @@ Interoperability protocol (with `msmlir.jit`, `msmlir.ops` and numpy):
 from __future__ import annotations
 
 import functools
+import itertools
 import numbers
+import weakref
 
 import numpy as np
 
@@ -138,6 +140,35 @@ def _owned(arr: np.ndarray) -> np.ndarray:
     return np.array(arr, copy=True, order="C")
 
 
+class _TensorHookHandle:
+    """What Tensor.register_hook returns (MindSpore's `_TensorHookHandle`): `id`, and
+    `remove()` to unregister the hook."""
+
+    _ids = itertools.count(1)
+    owners: dict = {}       # handle id -> weakref of the tensor holding the hook
+
+    def __init__(self, tensor):
+        self.id = next(_TensorHookHandle._ids)
+        self.tensor_weakref = weakref.ref(tensor)
+        _TensorHookHandle.owners[self.id] = self.tensor_weakref
+
+    def remove(self):
+        Tensor.remove_hook(self.id)
+
+
+class _Capsule:
+    """A bare DLPack capsule as the object np.from_dlpack takes (CPU memory only)."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)       # kDLCPU
+
+
 def _is_scalar(x) -> bool:
     return isinstance(x, (bool, int, float)) or (isinstance(x, np.generic) and not isinstance(x, np.ndarray))
 
@@ -163,6 +194,11 @@ class Tensor:
                  const_arg=False, device=None):
         self.const_arg = const_arg
         if input_data is None:
+            if init is None and dtype is not None and _is_dynamic(shape):
+                # MindSpore's input description for Cell.set_inputs / jit(input_signature)
+                self.__class__ = _DynamicShapeTensor
+                self._describe(shape, dtype)
+                return
             if init is None or shape is None:
                 raise ValueError("For 'Tensor', 'input_data' is None: both 'shape' and 'init' "
                                  "must be given (static shape tensors need data or an "
@@ -324,6 +360,79 @@ class Tensor:
     def get_bytes(self) -> bytes:
         """The raw data as bytes (C order)."""
         return self._data.tobytes()
+
+    def requires_grad_(self, requires_grad=True):
+        """Sets the flag `grad` and optimizers read (a Parameter's `requires_grad`); returns
+        None, as MindSpore 2.10's Tensor.requires_grad_."""
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"For 'Tensor.requires_grad_', requires_grad must be a bool, got "
+                            f"{type(requires_grad).__name__}")
+        if "requires_grad" in dir(type(self)):      # a Parameter: its own property
+            self.requires_grad = requires_grad
+        else:
+            self._requires_grad = requires_grad
+
+    # Backward hooks. msmlir differentiates compiled graphs, so a hook runs on the gradient
+    # of a tensor that `msmlir.grad` / `value_and_grad` differentiates (an argument at a
+    # grad_position, or a weight), in PyNative mode, after the compiled backward pass
+    # (autodiff/grad.py); tensors created inside the differentiated function are traced
+    # values without hooks.
+    def register_hook(self, hook):
+        """Registers `hook(grad) -> new grad or None` on this tensor's gradient; hooks run
+        in registration order. Returns a handle whose `remove()` unregisters it."""
+        if not callable(hook):
+            raise TypeError(f"Expected a callable hook function, but got "
+                            f"{type(hook).__name__}.")
+        handle = _TensorHookHandle(self)
+        self.__dict__.setdefault("_grad_hooks", {})[handle.id] = hook
+        return handle
+
+    def hooks(self) -> list:
+        """The registered backward hooks, in registration order."""
+        return list(self.__dict__.get("_grad_hooks", {}).values())
+
+    @staticmethod
+    def remove_hook(handle_id):
+        """Unregisters the hook of handle id `handle_id` (no-op if already removed)."""
+        ref = _TensorHookHandle.owners.pop(handle_id, None)
+        t = ref() if ref is not None else None
+        if t is not None:
+            t.__dict__.get("_grad_hooks", {}).pop(handle_id, None)
+
+    def _run_grad_hooks(self, grad):
+        """`grad` passed through this tensor's hooks (autodiff/grad.py)."""
+        for hook in self.hooks():
+            out = hook(grad)
+            if out is not None:
+                grad = out
+        return grad
+
+    # DLPack: numpy's own exporter/importer (the buffer is shared, not copied)
+    def __dlpack__(self, *args, **kwargs):
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def to_dlpack(self):
+        """A DLPack capsule of this tensor's buffer (shared; MindSpore 2.10's to_dlpack)."""
+        return self._data.__dlpack__()
+
+    @staticmethod
+    def from_dlpack(dlpack) -> "Tensor":
+        """A Tensor on the buffer of an object with `__dlpack__` (numpy, torch CPU tensors,
+        ...; shared) or of a DLPack capsule (numpy imports a bare capsule read-only: the
+        data is copied)."""
+        if type(dlpack).__name__ == "PyCapsule":
+            dlpack = _Capsule(dlpack)
+        try:
+            arr = np.from_dlpack(dlpack)
+        except ValueError as e:
+            if "incorrect name" not in str(e):
+                raise
+            raise RuntimeError("from_dlpack received an invalid capsule: a DLPack capsule can "
+                               "be consumed only once") from None
+        return Tensor.from_numpy(arr if arr.flags.writeable else arr.copy())
 
     def set_dtype(self, dtype):
         """Converts the data to `dtype` in place and returns the dtype (as MindSpore 2.10)."""
@@ -716,3 +825,44 @@ tensor.__msmlir_tensor_constructor__ = True
 def is_tensor(obj) -> bool:
     """Whether `obj` is a Tensor (MindSpore's `mindspore.is_tensor`)."""
     return isinstance(obj, Tensor)
+
+
+def _is_dynamic(shape) -> bool:
+    """None (unknown rank) or a shape with None / -1 dims: MindSpore's dynamic shapes."""
+    return shape is None or (isinstance(shape, (list, tuple))
+                             and any(d is None or d == -1 for d in shape))
+
+
+class _DynamicShapeTensor(Tensor):
+    """`Tensor(shape=[None, 3], dtype=ms.float32)`: describes a dynamic-shape input
+    (MindSpore's `Cell.set_inputs` / `jit(input_signature=...)`). It holds no data:
+    msmlir compiles one graph per concrete input shape, so it only records the
+    declared dtype and rank (dims unknown: -1; rank unknown: shape (-2,))."""
+
+    def _describe(self, shape, dtype):
+        self.__dict__["_dyn_shape"] = ((-2,) if shape is None else
+                                       tuple(-1 if d is None else int(d) for d in shape))
+        self.__dict__["_dyn_dtype"] = dtype
+
+    @property
+    def _data(self):
+        raise ValueError(f"For 'Tensor', a tensor of dynamic shape {list(self.shape)} holds no "
+                         f"data: it only describes an input (Cell.set_inputs, jit's "
+                         f"input_signature)")
+
+    @property
+    def shape(self) -> tuple:
+        return self._dyn_shape
+
+    @property
+    def dtype(self):
+        return self._dyn_dtype
+
+    @property
+    def ndim(self) -> int:
+        return -1 if self._dyn_shape == (-2,) else len(self._dyn_shape)
+
+    def __repr__(self) -> str:
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype!r}, value=<no data>)"
+
+    __str__ = __repr__

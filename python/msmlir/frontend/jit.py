@@ -13,7 +13,7 @@ import os
 import threading
 import types
 
-from ..arraylike import result_wrapper, wrap_results
+from ..arraylike import has_array, host_wrapper, result_wrapper, wrap_results
 from ..compiler import _DEVICE
 from ..errors import CompileError
 from .parser import invoke
@@ -146,6 +146,8 @@ class JitFunction:
                     raise
                 self._drop(entry)      # built for the Parameters' old shapes: build again
         wrap = result_wrapper(args, kwargs)
+        if wrap is None and not has_array(args, kwargs):
+            wrap = host_wrapper()   # no array in: a Tensor out, as MindSpore (numpy in stays numpy out)
         out = wrap_results(result, wrap)
         if fast is not None:
             options = _options_snapshot()

@@ -133,7 +133,7 @@ def _dims(dim):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):   # noqa: A001
-    out = _ops.reduce_sum(input, _dims(dim), keepdim)
+    out = _ops.sum(input, _dims(dim), keepdim)     # bool/int -> int64 (MindSpore 2.10)
     return out if dtype is None else _ops.cast(out, dtype)
 
 
@@ -144,7 +144,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    out = _ops.reduce_prod(input, _dims(dim), keepdim)
+    out = _ops.prod(input, _dims(dim), keepdim)    # bool/int -> int64 (MindSpore 2.10)
     return out if dtype is None else _ops.cast(out, dtype)
 
 

@@ -336,6 +336,16 @@ class Cell:
             self._graph_cache[key] = jf
         return jf
 
+    def set_inputs(self, *inputs, **kwargs):
+        """MindSpore's dynamic-shape declaration (`Tensor(shape=[None, 3], dtype=...)`).
+        Recorded (`get_inputs`); msmlir compiles one graph per concrete input shape,
+        so a declared dynamic dimension needs nothing more."""
+        object.__setattr__(self, "_dynamic_inputs", inputs)
+        object.__setattr__(self, "_dynamic_kwargs", kwargs)
+
+    def get_inputs(self):
+        return self.__dict__.get("_dynamic_inputs")
+
     def compile(self, *args, **kwargs):
         """Compiles construct for these inputs (GRAPH_MODE) without running it."""
         self._graph_fn().lower_module(self, *args, **kwargs).compile()

@@ -857,13 +857,13 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 @_api
 def argmax(a, axis=None):
-    """Index (int32) of the first maximum along `axis` (None: of the flattened tensor)
-    (mindspore.numpy.argmax)."""
+    """Index (int64, as MindSpore 2.10) of the first maximum along `axis` (None: of the
+    flattened tensor) (mindspore.numpy.argmax)."""
     t = _t(a)
     if axis is not None:
         _axis(axis, t.ndim)
     if t.ndim == 0:
-        return scalar_const(0, _dt.int32)
+        return scalar_const(0, _dt.int64)
     return ops.argmax(t, axis)
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 import builtins
 import numbers
 
+import numpy as np
+
 from .. import dtype as _dt
 import msmlir.frontend.builder as _b
 from ..frontend.trace import rng_offset
-from ._base import (TensorValue, cast_to, emit, int_tuple, mindir, norm_axes, norm_axis, primitive,
-                    promote, to_tensor)
+from ._base import (TensorValue, cast_to, const, emit, int_tuple, mindir, norm_axes, norm_axis,
+                    primitive, promote, to_tensor)
 
 __all__ = [
     "reshape", "transpose", "permute", "swapaxes", "broadcast_to", "expand_dims", "unsqueeze",
@@ -28,7 +30,6 @@ def shape(input_x):
     """The shape as a tuple of Python ints (ops.shape)."""
     if isinstance(input_x, TensorValue):
         return input_x.shape
-    import numpy as np
     return tuple(np.shape(input_x))
 
 
@@ -191,6 +192,10 @@ cat = concat
 def stack(tensors, axis=0):
     """Stack equally-shaped tensors along a new `axis` (ops.stack)."""
     ts = _tensor_list(tensors, "stack")
+    for t in ts[1:]:
+        if t.shape != ts[0].shape:
+            _b.error(f"stack: all inputs must have the same shape, got {list(ts[0].shape)} and "
+                     f"{list(t.shape)}", kind=ValueError)
     a = norm_axis(axis, ts[0].ndim, allow_end=True)
     return emit(mindir.StackOp, [t.value for t in ts], axis=_b.i64_attr(a))
 
@@ -274,22 +279,72 @@ def tile(input, dims):
     return emit(mindir.TileOp, t.value, _b.i64_array(m))
 
 
+_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
 @primitive
 def pad(input_x, padding, mode="constant", value=None):
-    """Constant padding (ops.pad): `padding` = (left, right) for the last dim,
-    then (top, bottom) for the one before, ... (PyTorch/MindSpore order)."""
-    if mode != "constant":
-        _b.error(f"pad: only mode='constant' is supported, got {mode!r}")
+    """Pads (ops.pad): `padding` = (left, right) for the last dim, then (top, bottom) for
+    the one before, ... (PyTorch/MindSpore order); negative amounts crop. Modes
+    'constant' (`value`, default 0), 'reflect', 'replicate' and 'circular'; the last three
+    are one gather per padded dim at positions numpy's np.pad computes on an arange,
+    with MindSpore 2.10's (PadV3) rank and size checks."""
     t = to_tensor(input_x)
     p = int_tuple(padding, "pad padding")
-    if len(p) % 2 or len(p) // 2 > t.ndim:
-        _b.error(f"pad: padding {p} must have an even length of at most 2 * rank ({2 * t.ndim})")
+    if len(p) % 2:
+        _b.error(f"For 'pad', the size of padding must be divisible by 2, but got {len(p)}",
+                 kind=ValueError)
+    if len(p) // 2 > t.ndim:
+        _b.error(f"pad: padding {p} must have an even length of at most 2 * rank ({2 * t.ndim})",
+                 kind=ValueError)
+    if mode != "constant":
+        return _pad_by_gather(t, p, mode, value)
     pairs = [(0, 0)] * t.ndim
     for k in range(len(p) // 2):
         pairs[t.ndim - 1 - k] = (p[2 * k], p[2 * k + 1])
     flat = [v for pair in pairs for v in pair]
     return emit(mindir.PadOp, t.value, _b.i64_array(flat),
                 constant_value=_b.f64_attr(0.0 if value is None else value))
+
+
+def _pad_by_gather(t, p, mode, value):
+    if mode not in _PAD_MODES:
+        _b.error(f"For 'pad', mode must be 'constant', 'reflect', 'replicate' or 'circular', "
+                 f"but got {mode!r}", kind=ValueError)
+    if value is not None:
+        _b.error(f"For 'pad', 'value' is only used in mode 'constant', got mode {mode!r}",
+                 kind=ValueError)
+    n_dims = len(p) // 2
+    if t.ndim - n_dims not in (1, 2):
+        _b.error(f"For 'pad' mode {mode!r}, padding {n_dims} dims needs an input of rank "
+                 f"{n_dims + 1} or {n_dims + 2}, but got rank {t.ndim}", kind=ValueError)
+    if mode == "reflect" and t.ndim > 4:
+        _b.error(f"For 'pad' mode 'reflect', the input rank must be at most 4, but got "
+                 f"{t.ndim}", kind=ValueError)
+    out = t
+    for k in range(n_dims):
+        axis = t.ndim - 1 - k
+        left, right = p[2 * k], p[2 * k + 1]
+        if (left, right) == (0, 0):
+            continue
+        # negative amounts crop first, then the rest pads the cropped dim (MindSpore 2.10's
+        # circular mode wraps around the cropped size; recorded)
+        kept = np.arange(t.shape[axis], dtype=np.int32)[
+            builtins.max(-left, 0):t.shape[axis] - builtins.max(-right, 0)]
+        n = len(kept)
+        left, right = builtins.max(left, 0), builtins.max(right, 0)
+        if mode == "reflect" and builtins.max(left, right) >= n:
+            _b.error(f"For 'pad' mode 'reflect', padding ({left}, {right}) of dim {axis} must "
+                     f"be less than its size {n}", kind=ValueError)
+        if mode == "circular" and builtins.max(left, right) > n:
+            _b.error(f"For 'pad' mode 'circular', padding ({left}, {right}) of dim {axis} "
+                     f"larger than its size {n} is not supported", kind=ValueError)
+        if n == 0:
+            _b.error(f"pad: padding {tuple(p[2 * k:2 * k + 2])} crops all of dim {axis} (size "
+                     f"{t.shape[axis]})", kind=ValueError)
+        index = np.pad(kept, (left, right), mode=_PAD_MODES[mode])
+        out = gather(out, const(np.ascontiguousarray(index)), axis)
+    return out
 
 
 # ---------------------------------------------------------------------------

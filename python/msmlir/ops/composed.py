@@ -174,8 +174,9 @@ def masked_fill(input_x, mask, value):
 
 @primitive
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """clamp(input, min_val, max_val) (ops.hardtanh)."""
-    return _m.clamp(input, min_val, max_val)
+    """minimum(maximum(input, min_val), max_val) (ops.hardtanh): MindSpore 2.10 gives half
+    the gradient at the bounds (recorded), as this composition does."""
+    return _m.clip_by_value(input, min_val, max_val)
 
 
 @primitive

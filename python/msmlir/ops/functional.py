@@ -153,14 +153,15 @@ isclose.__name__ = "isclose"
 
 @_primitive
 def std(input, axis=None, ddof=0, keepdims=False):
-    """Standard deviation over `axis` with `ddof` (ops.std, MindSpore 2.x)."""
-    return _mnp.std(input, axis, ddof, keepdims)
+    """Standard deviation over `axis` with `ddof` (ops.std, MindSpore 2.x; a bool ddof
+    is 1 / 0, as in MindSpore)."""
+    return _mnp.std(input, axis, int(ddof) if isinstance(ddof, bool) else ddof, keepdims)
 
 
 @_primitive
 def var(input, axis=None, ddof=0, keepdims=False):
-    """Variance over `axis` with `ddof` (ops.var)."""
-    return _mnp.var(input, axis, ddof, keepdims)
+    """Variance over `axis` with `ddof` (ops.var; a bool ddof is 1 / 0, as in MindSpore)."""
+    return _mnp.var(input, axis, int(ddof) if isinstance(ddof, bool) else ddof, keepdims)
 
 
 @_primitive
@@ -387,14 +388,25 @@ def fast_gelu(x):
 
 @_primitive
 def hardswish(x):
-    """x * relu6(x + 3) / 6 (ops.hardswish)."""
-    return mul(x, div(relu6(add(x, 3.0)), 6.0))   # noqa: F405
+    """x * relu6(x + 3) / 6 (ops.hardswish), as selects so that the gradient is
+    MindSpore's HSwishGrad: (2x + 3) / 6 on [-3, 3] (ends included; recorded)."""
+    t = _t(x)
+    if not t.dtype.is_float:
+        t = cast(t, _dt.float32)   # noqa: F405
+    return select(less(t, -3.0), zeros_like(t),   # noqa: F405
+                  select(greater(t, 3.0), t, div(mul(t, add(t, 3.0)), 6.0)))   # noqa: F405
 
 
 @_primitive
 def hardsigmoid(input):
-    """relu6(x + 3) / 6 (ops.hardsigmoid)."""
-    return div(relu6(add(input, 3.0)), 6.0)   # noqa: F405
+    """relu6(x + 3) / 6 (ops.hardsigmoid), as selects so that the gradient is MindSpore's
+    HSigmoidGrad: 1/6 on the open interval (-3, 3) (recorded)."""
+    t = _t(input)
+    if not t.dtype.is_float:
+        t = cast(t, _dt.float32)   # noqa: F405
+    return select(less_equal(t, -3.0), zeros_like(t),   # noqa: F405
+                  select(greater_equal(t, 3.0), ones_like(t),   # noqa: F405
+                         add(div(t, 6.0), 0.5)))   # noqa: F405
 
 
 @_primitive
@@ -1031,6 +1043,9 @@ _COMPOSED = list(_METHOD_OPS) + list(_HOST_METHOD_OPS) + [
     "floor_divide", "mm", "intopk",
 ]
 
-__all__ = sorted(set(_ops.__all__) | set(_ALIASES) | set(_COMPOSED) | {
+from .nn_extra import *  # noqa: E402,F401,F403  (found missing by MindSpore's own tests)
+from .nn_extra import __all__ as _nn_extra_all  # noqa: E402
+
+__all__ = sorted(set(_ops.__all__) | set(_ALIASES) | set(_COMPOSED) | set(_nn_extra_all) | {
     "identity", "scalar_cast", "tensor_scatter_update", "hyper_map", "hyper_add", "isconstant",
     "tuple_len", "make_tuple", "tuple_getitem", "list_getitem"})

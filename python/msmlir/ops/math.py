@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from .. import dtype as _dt
 import msmlir.frontend.builder as _b
 from ..dialects.enums import DataFormat, GeluApproximate, enum_case
@@ -196,8 +198,10 @@ def trunc(input):
 
 @primitive
 def relu6(x):
-    """min(max(x, 0), 6) (ops.relu6)."""
-    return clamp(x, 0, 6)
+    """min(max(x, 0), 6) (ops.relu6), written so that its gradient is MindSpore's
+    ReLU6Grad: 1 on (0, 6] (0 at x = 0, 1 at x = 6; recorded in test/python/compat)."""
+    t = to_tensor(x)
+    return select(greater(t, 6), to_tensor(6, t.dtype), relu(t))
 
 
 @primitive
@@ -388,12 +392,25 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         _b.error("clamp: at least one of min and max must be given")
     t = to_tensor(input)
-    if min is None:
-        return minimum(t, max)
-    if max is None:
-        return maximum(t, min)
+    if min is None or max is None:
+        # one bound: mindir.clamp against the dtype's extreme, so that the gradient at the
+        # bound is 1 as MindSpore's clamp (a maximum/minimum would split it 0.5/0.5)
+        a, b = promote(t, max if min is None else min)
+        far = _extreme_value(a.dtype, min is None)
+        lo, hi = (far, b) if min is None else (b, far)
+        return emit(mindir.ClampOp, a.value, lo.value, hi.value)
     a, lo, hi = promote(t, min, max)
     return emit(mindir.ClampOp, a.value, lo.value, hi.value)
+
+
+def _extreme_value(dtype, lowest):
+    """-inf / +inf (floats) or the integer range's end, as a scalar of `dtype`."""
+    if dtype.is_float:
+        v = -np.inf if lowest else np.inf
+    else:
+        info = np.iinfo(dtype.to_numpy())
+        v = int(info.min if lowest else info.max)
+    return to_tensor(np.asarray(v, dtype.to_numpy()), dtype)
 
 
 clip = clamp
@@ -401,8 +418,17 @@ clip = clamp
 
 @primitive
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
-    """ops.clip_by_value."""
-    return clamp(x, clip_value_min, clip_value_max)
+    """minimum(maximum(x, min), max) (ops.clip_by_value): composed as MindSpore does, so a
+    value at a bound gets half the gradient (Maximum/MinimumGrad split ties; recorded)."""
+    if clip_value_min is None and clip_value_max is None:
+        _b.error("clip_by_value: at least one of clip_value_min and clip_value_max must be "
+                 "given", kind=ValueError)
+    t = to_tensor(x)
+    if clip_value_min is not None:
+        t = maximum(t, clip_value_min)
+    if clip_value_max is not None:
+        t = minimum(t, clip_value_max)
+    return t
 
 
 # ---------------------------------------------------------------------------
@@ -456,10 +482,19 @@ def reduce_prod(x, axis=(), keep_dims=False):
     return _reduce(mindir.ReduceProdOp, x, axis, keep_dims)
 
 
+def _int64_if_int(t, dtype):
+    """The accumulation dtype of ops.sum / ops.prod: MindSpore 2.10 sums and multiplies
+    bool and integer tensors in int64 (P.ReduceSum / P.ReduceProd keep the input dtype)."""
+    if dtype is None and not t.dtype.is_float:
+        return _dt.int64
+    return dtype
+
+
 @primitive
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over `dim` (None = all) (ops.sum)."""
-    return _reduce(mindir.ReduceSumOp, input, dim, keepdim, dtype)
+    """Sum over `dim` (None = all) (ops.sum); bool/integer inputs sum to int64."""
+    t = to_tensor(input)
+    return _reduce(mindir.ReduceSumOp, t, dim, keepdim, _int64_if_int(t, dtype))
 
 
 @primitive
@@ -481,9 +516,10 @@ def amin(input, axis=None, keepdims=False):
 
 
 @primitive
-def prod(input, axis=None, keep_dims=False):
-    """Product over `axis` (ops.prod)."""
-    return _reduce(mindir.ReduceProdOp, input, axis, keep_dims)
+def prod(input, axis=None, keep_dims=False, *, dtype=None):
+    """Product over `axis` (ops.prod); bool/integer inputs multiply in int64."""
+    t = to_tensor(input)
+    return _reduce(mindir.ReduceProdOp, t, axis, keep_dims, _int64_if_int(t, dtype))
 
 
 def _arg_reduce(op, x, axis, keepdims):
@@ -500,27 +536,46 @@ def _arg_reduce(op, x, axis, keepdims):
 
 @primitive
 def argmax(input, dim=None, keepdim=False):
-    """Index (int32) of the first max along `dim` (None: of the flattened tensor) (ops.argmax)."""
-    return _arg_reduce(mindir.ArgmaxOp, input, dim, keepdim)
+    """Index (int64, as MindSpore 2.10's ops.argmax; P.Argmax casts to int32) of the first
+    max along `dim` (None: of the flattened tensor) (ops.argmax)."""
+    return cast_to(_arg_reduce(mindir.ArgmaxOp, input, dim, keepdim), _dt.int64)
 
 
 @primitive
 def argmin(input, axis=None, keepdims=False):
-    """Index (int32) of the first min along `axis` (ops.argmin)."""
+    """Index (int32, as MindSpore 2.10's ops.argmin) of the first min along `axis`
+    (ops.argmin)."""
     return _arg_reduce(mindir.ArgminOp, input, axis, keepdims)
+
+
+# Marks a reduce_max/min whose gradient goes to the first extremum (MindSpore's
+# ArgMaxWithValue: ops.max/min with an axis, Tensor.max(axis)) rather than shared between
+# ties (ReduceMax); read by the bprop in passes/autodiff/bprop_math.py. A discardable
+# attribute: the forward pass stays one reduction (no argmax unless the indices are used).
+FIRST_EXTREMUM_ATTR = "msmlir.first_extremum"
+
+
+def _extremum_with_index(op, arg, input, axis, keepdims):
+    t = to_tensor(input)
+    values = _reduce(op, t, axis, keepdims)
+    if axis is not None and t.dtype.is_float:
+        from mlir import ir
+        values.value.owner.attributes[FIRST_EXTREMUM_ATTR] = ir.UnitAttr.get()
+    return values, cast_to(arg(t, axis, keepdims), _dt.int64)
 
 
 @primitive
 def max(input, axis=None, keepdims=False):
-    """(values, indices) of the max along `axis` (ops.max); axis None reduces all
-    elements (the index is into the flattened tensor)."""
-    return (_reduce(mindir.ReduceMaxOp, input, axis, keepdims), argmax(input, axis, keepdims))
+    """(values, int64 indices) of the max along `axis` (ops.max); axis None reduces all
+    elements (the index is into the flattened tensor). With an axis the gradient goes to
+    the first maximum (ArgMaxWithValue); without, ties share it (ReduceMax)."""
+    return _extremum_with_index(mindir.ReduceMaxOp, argmax, input, axis, keepdims)
 
 
 @primitive
 def min(input, axis=None, keepdims=False):
-    """(values, indices) of the min along `axis` (ops.min)."""
-    return (_reduce(mindir.ReduceMinOp, input, axis, keepdims), argmin(input, axis, keepdims))
+    """(values, int64 indices) of the min along `axis` (ops.min), as ops.max."""
+    return _extremum_with_index(mindir.ReduceMinOp, argmin, input, axis, keepdims)
 
 
 def _bool_reduce(op, x, axis, keep_dims):
@@ -569,6 +624,7 @@ def matmul(input, other):
     a, b = promote(input, other)
     if a.ndim == 0 or b.ndim == 0:
         _b.error("matmul: operands must not be 0-d (use ops.mul)")
+    input_shape, other_shape = a.shape, b.shape
     squeeze_axes = []
     if a.ndim == 1:
         a = expand_dims(a, 0)
@@ -576,6 +632,19 @@ def matmul(input, other):
     if b.ndim == 1:
         b = expand_dims(b, 1)
         squeeze_axes.append(-1)
+    # MindSpore 2.10's ops.matmul is MatMulExt (RuntimeError on bad shapes) unless `other`
+    # is 1-D (then MatMul: ValueError) -- recorded in test/python/compat
+    kind = ValueError if len(other_shape) == 1 else RuntimeError
+    op = "mindir.matmul" if a.ndim == b.ndim == 2 else "mindir.batch_matmul"
+    if a.shape[-1] != b.shape[-2]:
+        _b.error(f"{op}: the last dim of input ({a.shape[-1]}) must equal the second-to-last "
+                 f"dim of other ({b.shape[-2]}); shapes {list(input_shape)} and "
+                 f"{list(other_shape)}", kind=kind)
+    try:
+        np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    except ValueError:
+        _b.error(f"{op}: the batch dims of shapes {list(input_shape)} and {list(other_shape)} "
+                 f"do not broadcast", kind=kind)
     if a.ndim == 2 and b.ndim == 2:
         out = emit(mindir.MatMulOp, a.value, b.value)
     else:

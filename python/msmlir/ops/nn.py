@@ -10,8 +10,8 @@ import msmlir.frontend.builder as _b
 from ..dialects.enums import PadMode, enum_case
 from ..frontend.trace import rng_offset
 from ._base import TensorValue, cast_to, emit, int_tuple, mindir, norm_axis, primitive, promote, to_tensor
-from .array import pad, reshape
-from .math import bias_add, mul, neg, reduce_mean, reduce_sum
+from .array import assign, pad, reshape
+from .math import add, bias_add, mul, neg, reduce_mean, reduce_sum, stop_gradient
 from .primitive import Primitive
 
 __all__ = [
@@ -94,9 +94,19 @@ def _batch_norm3(x, scale, bias, mean, variance, is_training, epsilon):
 @primitive
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
                eps=1e-5):
-    """Batch normalization over channel dim 1 (ops.batch_norm); returns the
-    normalized tensor (running statistics are not updated here)."""
-    return _batch_norm3(input_x, weight, bias, running_mean, running_var, training, eps)[0]
+    """Batch normalization over channel dim 1 (ops.batch_norm); returns the normalized
+    tensor. In training, running_mean / running_var (Parameters) are updated in place as
+    MindSpore 2.10 does: running = (1 - momentum) * running + momentum * batch statistic,
+    the variance unbiased (n / (n - 1); recorded in test/python/compat)."""
+    y, mean, var = _batch_norm3(input_x, weight, bias, running_mean, running_var, training, eps)
+    if training:
+        x = to_tensor(input_x)
+        n = int(np.prod(x.shape)) // (x.shape[1] if x.ndim > 1 else 1)
+        var = mul(stop_gradient(var), n / max(n - 1, 1))
+        for run, batch in ((running_mean, stop_gradient(mean)), (running_var, var)):
+            if not isinstance(run, np.ndarray):     # a numpy array is a constant here
+                assign(run, add(mul(run, 1.0 - momentum), mul(batch, momentum)))
+    return y
 
 
 class BatchNorm(Primitive):

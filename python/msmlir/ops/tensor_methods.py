@@ -352,7 +352,7 @@ def _keep(keepdims, keep_dims):
 
 @_method("sum", composite=True)
 def _sum(x, axis=None, dtype=None, keepdims=False, initial=None, *, keep_dims=None):
-    out = _math.reduce_sum(x, _axes(axis), _keep(keepdims, keep_dims), dtype=dtype)
+    out = _math.sum(x, _axes(axis), _keep(keepdims, keep_dims), dtype=dtype)
     return out if initial is None else _math.add(out, initial)
 
 
@@ -363,8 +363,7 @@ def _mean(x, axis=None, keep_dims=False, *, keepdims=None):
 
 @_method("prod", composite=True)
 def _prod(x, axis=None, keep_dims=False, dtype=None, *, keepdims=None):
-    out = _math.reduce_prod(x, _axes(axis), _keep(keep_dims, keepdims))
-    return out if dtype is None else out.astype(dtype)
+    return _math.prod(x, _axes(axis), _keep(keep_dims, keepdims), dtype=dtype)
 
 
 def _extreme(name, arg, combine):
@@ -375,17 +374,25 @@ def _extreme(name, arg, combine):
         if return_indices and axis is not None and not isinstance(axis, int):
             _fail(ValueError, f"Tensor.{name}: return_indices needs a single int axis")
         keep = _keep(keepdims, keep_dims)
-        out = getattr(_math, "reduce_" + name)(x, _axes(axis), keep)
+        if isinstance(axis, int) and name in ("max", "min"):
+            # MindSpore 2.10: Tensor.max(axis) is ArgMaxWithValue (gradient to the first
+            # maximum), Tensor.max() / amax a ReduceMax (ties share it) -- recorded
+            out, index = getattr(_math, name)(x, axis, keep)
+        else:
+            out = getattr(_math, "reduce_" + name.lstrip("a"))(x, _axes(axis), keep)
+            index = None
         if initial is not None:
             out = combine(out, initial)
         if return_indices:
-            return out, arg(x, axis, keep)
+            return out, (_math.cast(arg(x, axis, keep), _dt.int64) if index is None else index)
         return out
     return fn
 
 
-_def(("max", "amax"), _extreme("max", _math.argmax, _math.maximum))
-_def(("min", "amin"), _extreme("min", _math.argmin, _math.minimum))
+_def("max", _extreme("max", _math.argmax, _math.maximum))
+_def("min", _extreme("min", _math.argmin, _math.minimum))
+_def("amax", _extreme("amax", _math.argmax, _math.maximum))
+_def("amin", _extreme("amin", _math.argmin, _math.minimum))
 
 
 @_method("argmax")

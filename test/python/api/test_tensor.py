@@ -257,7 +257,7 @@ def test_reductions():
     close(t.prod(axis=0), X.prod(axis=0), rtol=1e-5)
     close(t.var(), np.var(X), rtol=1e-5)
     close(t.std(axis=0, ddof=1), np.std(X, axis=0, ddof=1), rtol=1e-5)
-    close(Tensor(I).sum(), np.sum(I, dtype=np.int32))  # int32 stays int32 (MindSpore ReduceSum)
+    close(Tensor(I).sum(), np.sum(I, dtype=np.int64))  # int32 sums to int64 (MindSpore 2.10 Tensor.sum; P.ReduceSum keeps int32)
 
 
 def test_shape_methods():

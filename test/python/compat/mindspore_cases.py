@@ -1702,6 +1702,314 @@ def _(ms, a):
     return ms.ops.softmax(T(ms, a), axis=5)
 
 
+# ---- near issue 12's fixes: tie gradients, clip bounds, pad modes, batch_norm, int dtypes ----
+KINKS = np.array([-1.0, -0.5, 0.0, 0.25, 0.5], np.float32)
+TIES = np.array([[1.0, 3.0, 3.0, 0.5], [2.0, 2.0, 0.0, 2.0]], np.float32)
+ACT_KINKS = np.array([-4.0, -3.0, 0.0, 3.0, 6.0, 7.0], np.float32)
+
+
+def _g(ms, fn, *xs, pos=0):
+    return ms.grad(fn, grad_position=pos)(*[T(ms, x) for x in xs])
+
+
+@case("grad.clip_by_value.bounds", KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.clip_by_value(x, -0.5, 0.25).sum(), a)
+
+
+@case("grad.clip_by_value.min_only", KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.clip_by_value(x, -0.5).sum(), a)
+
+
+@case("grad.clip_by_value.tensor_bounds", KINKS, np.float32(-0.5), np.float32(0.25))
+def _(ms, a, lo, hi):
+    return _g(ms, lambda x, u, v: ms.ops.clip_by_value(x, u, v).sum(), a, lo, hi, pos=(0, 1, 2))
+
+
+@case("grad.clamp.bounds", KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.clamp(x, -0.5, 0.25).sum(), a)
+
+
+@case("grad.clamp.min_only", KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.clamp(x, -0.5).sum(), a)
+
+
+@case("grad.clamp.max_only", KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.clamp(x, None, 0.25).sum(), a)
+
+
+@case("grad.clamp.tensor_bounds", KINKS, np.full(5, -0.5, np.float32), np.full(5, 0.25, np.float32))
+def _(ms, a, lo, hi):
+    return _g(ms, lambda x, u, v: ms.ops.clamp(x, u, v).sum(), a, lo, hi, pos=(0, 1, 2))
+
+
+@case("grad.Tensor.clip.bounds", KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: x.clip(-0.5, 0.25).sum(), a)
+
+
+@case("grad.hardtanh.bounds", KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.hardtanh(x, -0.5, 0.25).sum(), a)
+
+
+@case("grad.nn.Hardtanh.bounds", KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.nn.Hardtanh(-0.5, 0.25)(x).sum(), a)
+
+
+@case("grad.relu6.kinks", ACT_KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.relu6(x).sum(), a)
+
+
+@case("grad.nn.ReLU6.kinks", ACT_KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.nn.ReLU6()(x).sum(), a)
+
+
+@case("grad.hardsigmoid.kinks", ACT_KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.hardsigmoid(x).sum(), a)
+
+
+@case("grad.hardswish.kinks", ACT_KINKS)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.hardswish(x).sum(), a)
+
+
+@case("F.hardswish.kinks", ACT_KINKS)
+def _(ms, a):
+    return ms.ops.hardswish(T(ms, a)), ms.ops.hardsigmoid(T(ms, a)), ms.ops.relu6(T(ms, a))
+
+
+@case("grad.maximum.scalar_tie", np.array([1.0, 2.0, 0.5], np.float32))
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.maximum(x, 1.0).sum(), a)
+
+
+@case("grad.P.Minimum.ties", TIES, TIES[:, :1])
+def _(ms, a, b):
+    return _g(ms, lambda x, y: _p(ms).Minimum()(x, y).sum(), a, b, pos=(0, 1))
+
+
+@case("grad.P.ReduceMax.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: _p(ms).ReduceMax(keep_dims=True)(x, 1).sum(), a)
+
+
+@case("grad.amax.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.amax(x, 1).sum(), a)
+
+
+@case("grad.amin.all.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.amin(x), a)
+
+
+@case("grad.ops.max.axis.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.max(x, 1)[0].sum(), a)
+
+
+@case("grad.ops.max.all.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.max(x)[0], a)
+
+
+@case("grad.ops.min.axis.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: ms.ops.min(x, 0, True)[0].sum(), a)
+
+
+@case("grad.Tensor.max.axis.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: x.max(axis=1).sum(), a)
+
+
+@case("grad.Tensor.max.all.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: x.max(), a)
+
+
+@case("grad.ArgMaxWithValue.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: _p(ms).ArgMaxWithValue(axis=1)(x)[1].sum(), a)
+
+
+@case("grad.ArgMinWithValue.ties", TIES)
+def _(ms, a):
+    return _g(ms, lambda x: _p(ms).ArgMinWithValue(axis=0, keep_dims=True)(x)[1].sum(), a)
+
+
+@case("F.max.axis.values", TIES)
+def _(ms, a):
+    return ms.ops.max(T(ms, a), 1), ms.ops.min(T(ms, a), 0, True), T(ms, a).max(axis=0,
+                                                                          return_indices=True)
+
+
+for _dt_name in ("int8", "int64", "bool_"):   # (int16/uint8: host-only dtypes in msmlir)
+    @case(f"F.sum.{_dt_name}", (np.arange(12) % 3).reshape(3, 4).astype(_dt_name))
+    def _(ms, a):
+        return ms.ops.sum(T(ms, a)), T(ms, a).sum(axis=1), _p(ms).ReduceSum()(T(ms, a), 0)
+
+
+@case("F.prod.int", i32(3, 4, lo=1, hi=4))
+def _(ms, a):
+    return ms.ops.prod(T(ms, a)), T(ms, a).prod(0)
+
+
+@case("F.argmax.dtypes", A)
+def _(ms, a):
+    t = T(ms, a)
+    return (ms.ops.argmax(t), ms.ops.argmax(t, 2, True), ms.ops.argmin(t, 1), t.argmin(axis=0),
+            _p(ms).Argmax()(t), _p(ms).Argmin(axis=1)(t), t.argmax())
+
+
+_PAD3 = np.arange(2 * 3 * 5, dtype=np.float32).reshape(2, 3, 5)
+_PAD4 = f32(2, 2, 4, 5)
+for _mode in ("reflect", "replicate", "circular"):
+    for _nm, _x, _p4 in (("3d", _PAD3, (1, 2)), ("3d.2dims", _PAD3, (2, 1, 1, 2)),
+                         ("4d", _PAD4, (1, 2, 2, 1)), ("3d.crop", _PAD3, (-1, 2))):
+        @case(f"F.pad.{_mode}.{_nm}", _x)
+        def _(ms, a, _mode=_mode, _p4=_p4):
+            return ms.ops.pad(T(ms, a), _p4, mode=_mode)
+
+    @case(f"grad.pad.{_mode}", _PAD4[:, :, :, :4], np.arange(7, dtype=np.float32))
+    def _(ms, a, w, _mode=_mode):
+        return _g(ms, lambda x: (ms.ops.pad(x, (2, 1), mode=_mode) * T(ms, w)).sum(), a[0])
+
+
+@case("F.pad.replicate.5d", f32(1, 2, 3, 4, 5))
+def _(ms, a):
+    return ms.ops.pad(T(ms, a), (1, 1, 1, 2, 1, 1), mode="replicate")
+
+
+@case("F.pad.circular.big", _PAD3)
+def _(ms, a):
+    return ms.ops.pad(T(ms, a), (5, 4), mode="circular")
+
+
+@case("error.pad_reflect_size", _PAD3, error=True)
+def _(ms, a):
+    return ms.ops.pad(T(ms, a), (5, 1), mode="reflect")
+
+
+@case("error.pad_reflect_rank", f32(3, 5), error=True)
+def _(ms, a):
+    return ms.ops.pad(T(ms, a), (1, 1, 1, 1), mode="reflect")
+
+
+@case("error.pad_reflect_5d", f32(1, 2, 3, 4, 5), error=True)
+def _(ms, a):
+    return ms.ops.pad(T(ms, a), (1, 1, 1, 1, 1, 1), mode="reflect")
+
+
+@case("error.pad_odd", _PAD3, error=True)
+def _(ms, a):
+    return ms.ops.pad(T(ms, a), (1, 2, 1), mode="replicate")
+
+
+def _bn_stats(ms, x, momentum, param=True, training=True):
+    c = x.shape[1]
+    wrap = (lambda v, n: ms.Parameter(T(ms, v), name=n)) if param else (lambda v, n: T(ms, v))
+    rm = wrap(np.full(c, 0.5, np.float32), "rm")
+    rv = wrap(np.full(c, 2.0, np.float32), "rv")
+    w = T(ms, np.linspace(0.5, 1.5, c).astype(np.float32))
+    b = T(ms, np.linspace(-0.2, 0.2, c).astype(np.float32))
+    y = ms.ops.batch_norm(T(ms, x), rm, rv, w, b, training=training, momentum=momentum)
+    return (y, rm.value(), rv.value()) if param else (y, rm, rv)
+
+
+@case("F.batch_norm.train.2d", f32(6, 4) * 2 + 1)
+def _(ms, x):
+    return _bn_stats(ms, x, 0.3)
+
+
+@case("F.batch_norm.train.tensors", IMG * 2 - 0.5)
+def _(ms, x):
+    return _bn_stats(ms, x, 0.25, param=False)
+
+
+@case("F.batch_norm.eval", IMG * 2 - 0.5)
+def _(ms, x):
+    return _bn_stats(ms, x, 0.25, training=False)
+
+
+@case("nn.BatchNorm2d.momentum", IMG * 3 + 1, f32(2, 3, 7, 7))
+def _(ms, x, x2):
+    bn = ms.nn.BatchNorm2d(3, momentum=0.8)
+    bn.set_train(True)
+    bn(T(ms, x))
+    bn(T(ms, x2))
+    bn.set_train(False)
+    return bn(T(ms, x)), bn.moving_mean.value(), bn.moving_variance.value()
+
+
+@case("Tensor.requires_grad_", M)
+def _(ms, a):
+    t = T(ms, a)
+    p = ms.Parameter(T(ms, a), name="p")
+    p.requires_grad_(False)
+    return t.requires_grad_(False), p.requires_grad
+
+
+@case("Tensor.dlpack.roundtrip", A)
+def _(ms, a):
+    u = ms.Tensor.from_dlpack(T(ms, a).to_dlpack())
+    return u, u.dtype, type(T(ms, a).to_dlpack()).__name__
+
+
+@case("P.Squeeze.non1_axis", A)
+def _(ms, a):
+    return _p(ms).Squeeze(1)(T(ms, a))
+
+
+@case("P.Tile.short_multiples", A)
+def _(ms, a):
+    return _p(ms).Tile()(T(ms, a), (2,))
+
+
+# error types of the most used ops on bad shapes / axes
+_BAD = {
+    "error.P.MatMul_shapes": (lambda ms, a, b: _p(ms).MatMul()(T(ms, a), T(ms, b)), M, M),
+    "error.P.BatchMatMul_shapes": (lambda ms, a, b: _p(ms).BatchMatMul()(T(ms, a), T(ms, b)),
+                                   A, A),
+    "error.bmm_shapes": (lambda ms, a, b: ms.ops.bmm(T(ms, a), T(ms, b)), A, A),
+    "error.matmul_1d": (lambda ms, a, b: ms.ops.matmul(T(ms, a), T(ms, b)), M[0], M[0, :3]),
+    "error.mul_shapes": (lambda ms, a, b: ms.ops.mul(T(ms, a), T(ms, b)), M, N),
+    "error.P.Sub_shapes": (lambda ms, a, b: _p(ms).Sub()(T(ms, a), T(ms, b)), M, N),
+    "error.div_shapes": (lambda ms, a, b: ms.ops.div(T(ms, a), T(ms, b)), M, N),
+    "error.equal_shapes": (lambda ms, a, b: ms.ops.equal(T(ms, a), T(ms, b)), M, N),
+    "error.maximum_shapes": (lambda ms, a, b: ms.ops.maximum(T(ms, a), T(ms, b)), M, N),
+    "error.P.Concat_dims": (lambda ms, a, b: _p(ms).Concat(0)((T(ms, a), T(ms, b))), M, N),
+    "error.stack_shapes": (lambda ms, a, b: ms.ops.stack((T(ms, a), T(ms, b))), M, N),
+    "error.P.ReduceSum_axis": (lambda ms, a: _p(ms).ReduceSum()(T(ms, a), 3), A),
+    "error.mean_axis": (lambda ms, a: ms.ops.mean(T(ms, a), 4), A),
+    "error.P.ExpandDims_axis": (lambda ms, a: _p(ms).ExpandDims()(T(ms, a), 5), A),
+    "error.split_uneven": (lambda ms, a: _p(ms).Split(1, 2)(T(ms, a)), A),
+    "error.P.Gather_axis": (lambda ms, a: _p(ms).Gather()(T(ms, a), T(ms, LABELS[:2]), 3), A),
+    "error.broadcast_to": (lambda ms, a: ms.ops.broadcast_to(T(ms, a), (3, 5)), M),
+    "error.select_shapes": (lambda ms, a, b: ms.ops.select(T(ms, a) > 0, T(ms, a), T(ms, b)), M, N),
+    "error.P.Conv2D_channels": (lambda ms, x, w: _p(ms).Conv2D(4, 3)(T(ms, x), T(ms, w)),
+                                IMG, f32(4, 2, 3, 3)),
+    "error.matmul_batch_broadcast": (lambda ms, a, b: ms.ops.matmul(T(ms, a), T(ms, b)),
+                                     A, f32(3, 4, 5)),
+    "error.matmul_vec_mat": (lambda ms, a, b: ms.ops.matmul(T(ms, a), T(ms, b)), M[0], M),
+    "error.reshape_two_minus1": (lambda ms, a: ms.ops.reshape(T(ms, a), (-1, -1)), A),
+    "error.P.OneHot_float": (lambda ms, a: _p(ms).OneHot()(T(ms, a), 3, T(ms, np.float32(1)),
+                                                             T(ms, np.float32(0))), M),
+    "error.GatherNd_depth": (lambda ms, a: ms.ops.gather_nd(T(ms, a), T(ms, np.zeros((2, 4), np.int32))), A),
+}
+for _name, (_fn, *_ins) in _BAD.items():
+    case(_name, *_ins, error=True)(_fn)
+
+
 # ---- flattening results (shared by the recorder and the replay) ----------------------------------
 def flatten(ms, out):
     """(structure, leaves): structure is a nested list of leaf indices ("x" for one leaf),

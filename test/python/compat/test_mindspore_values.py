@@ -22,25 +22,7 @@ META = json.loads(str(DATA["__meta__"]))
 CASES = META["cases"]
 
 # case -> why msmlir differs from MindSpore 2.10 (kept only while it does; strict xfail)
-XFAIL = {
-    "F.pad.reflect": "ops.pad: msmlir has mode 'constant' only (documented partial)",
-    "Tensor.sum.int": "MindSpore 2.10 sums int32 to int64 (Tensor.sum / ops.sum; P.ReduceSum "
-                      "keeps int32); msmlir keeps int32",
-    "F.sum.int": "MindSpore 2.10 sums int32 to int64 (ops.sum); msmlir keeps int32",
-    "F.batch_norm.train": "MindSpore 2.10's ops.batch_norm updates running_mean/running_var "
-                          "Parameters in place in training (variance unbiased); msmlir's "
-                          "ops.batch_norm leaves them (nn.BatchNorm2d updates its own)",
-    "Tensor.argmax": "MindSpore 2.10's ops.argmax / Tensor.argmax return int64 indices "
-                     "(P.Argmax int32); msmlir's argmax is int32",
-    "grad.maximum.ties": "MindSpore 2.10 splits maximum's gradient 0.5/0.5 at ties; msmlir "
-                         "gives it to x (passes/autodiff/bprop_math.py)",
-    "grad.maximum.ties.broadcast": "the same tie split, broadcast operand",
-    "grad.minimum.ties": "MindSpore 2.10 splits minimum's gradient 0.5/0.5 at ties; msmlir "
-                         "gives it to x (passes/autodiff/bprop_math.py)",
-    "error.matmul_shapes": "MindSpore 2.10 raises RuntimeError from ops.matmul (MatMulExt) "
-                           "but ValueError from nn.Dense's MatMul for the same mismatch; "
-                           "msmlir raises ValueError (CompileValueError) for both",
-}
+XFAIL: dict = {}
 
 
 def _params():

@@ -55,7 +55,8 @@ def test_elementwise_conventions():
         CHECK: mindir.mul %arg1, %arg1 : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
         CHECK: mindir.pow {{.*}} -> tensor<2xf32>
         CHECK: mindir.clamp
-        CHECK: mindir.minimum
+        CHECK: %[[NEG_INF:.*]] = mindir.constant dense<0xFF800000>
+        CHECK: mindir.clamp %arg0, %[[NEG_INF]],
         CHECK: mindir.greater
         CHECK: mindir.cast %arg1 : tensor<2xi32> to tensor<2xf32>
         CHECK: mindir.select
@@ -76,7 +77,7 @@ def test_reductions_conventions():
         CHECK: mindir.reduce_sum %arg0 {axes = array<i64: 0, 2>, keep_dims = true} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
         CHECK: mindir.reduce_sum %arg0 {axes = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
         CHECK: mindir.reduce_mean %arg0 {axes = array<i64: 2>} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
-        CHECK: mindir.reduce_max %arg0 {axes = array<i64: 1>}
+        CHECK: mindir.reduce_max %arg0 {axes = array<i64: 1>, msmlir.first_extremum}
         CHECK: mindir.argmax %arg0 {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x4xi32>
         CHECK: mindir.reshape %arg0 {shape = array<i64: -1>}
         CHECK: mindir.argmax {{.*}} {axis = 0 : i64} : (tensor<24xf32>) -> tensor<i32>

@@ -120,7 +120,7 @@ def test_shape_dtype_ndim_are_compile_time_constants_and_methods_build_ops():
         CHECK: mindir.transpose {{.*}} {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
         CHECK: mindir.reduce_sum {{.*}} {axes = array<i64: 1>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
         CHECK: mindir.reduce_mean {{.*}} : (tensor<2x3xf32>) -> tensor<f32>
-        CHECK: mindir.reduce_max {{.*}} {axes = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>
+        CHECK: mindir.reduce_max {{.*}} {axes = array<i64: 0>, msmlir.first_extremum} : (tensor<2x3xf32>) -> tensor<3xf32>
         CHECK: mindir.cast %arg0 : tensor<2x3xf32> to tensor<2x3xi32>
     """)
 

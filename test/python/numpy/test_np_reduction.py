@@ -74,7 +74,7 @@ def test_argmax_argmin():
     for axis in (None, 0, 2, -2):
         np.testing.assert_array_equal(mnp.argmax(y, axis), np.argmax(y, axis))
         np.testing.assert_array_equal(mnp.argmin(y, axis), np.argmin(y, axis))
-    assert np.asarray(mnp.argmax(y)).dtype == np.int32
+    assert np.asarray(mnp.argmax(y)).dtype == np.int64     # as MindSpore 2.10 (measured, issue 12)
 
 
 def test_average():

@@ -81,14 +81,14 @@ class HSwish(Cell):
     """x * relu6(x + 3) / 6."""
 
     def construct(self, x):
-        return x * ops.relu6(x + 3.0) / 6.0
+        return ops.hardswish(x)
 
 
 class HSigmoid(Cell):
     """relu6(x + 3) / 6."""
 
     def construct(self, x):
-        return ops.relu6(x + 3.0) / 6.0
+        return ops.hardsigmoid(x)
 
 
 class ELU(Cell):

@@ -27,6 +27,10 @@ class Dense(Cell):
         self.activation_flag = self.activation is not None
 
     def construct(self, x):
+        if x.shape[-1] != self.in_channels:
+            # ValueError as MindSpore's Dense (its P.MatMul); ops.matmul raises RuntimeError
+            raise ValueError(f"For 'Dense', the last dim of the input ({x.shape[-1]}) must "
+                             f"equal in_channels ({self.in_channels})")
         if x.ndim != 2:
             lead = x.shape[:-1]
             x = ops.reshape(x, (-1, self.in_channels))

@@ -579,3 +579,59 @@ class WithGradCell(Cell):
 __all__ += ["MaxPool1d", "AvgPool1d", "Dropout2d", "Dropout3d", "InstanceNorm1d",
             "InstanceNorm2d", "InstanceNorm3d", "BatchNorm3d", "CentralCrop", "ImageGradients",
             "L1Regularizer", "ForwardValueAndGrad", "WithGradCell"]
+
+
+# ---- found missing by MindSpore's own tests (tools/run_mindspore_tests.py) ---------------
+
+class AdaptiveMaxPool2d(Cell):
+    """Adaptive max pooling of the last two dims (ops.adaptive_max_pool2d)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def construct(self, x):
+        return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(Cell):
+    """Adaptive max pooling of the last dim (ops.adaptive_max_pool1d)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def construct(self, x):
+        return F.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+
+
+class BiDense(Cell):
+    """y = x1^T W x2 + b (mindspore.nn.BiDense): W (out, in1, in2); weight and bias
+    default to U(-1/sqrt(in1), 1/sqrt(in1)) as in MindSpore."""
+
+    def __init__(self, in1_channels, in2_channels, out_channels, weight_init=None,
+                 bias_init=None, has_bias=True, dtype=mstype.float32):
+        super().__init__()
+        from ...common.initializer import Uniform, initializer
+        from ...common.parameter import Parameter
+        for name, v in (("in1_channels", in1_channels), ("in2_channels", in2_channels),
+                        ("out_channels", out_channels)):
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"For 'BiDense', '{name}' must be a positive int, got {v!r}")
+        self.in1_channels, self.in2_channels = in1_channels, in2_channels
+        self.out_channels, self.has_bias = out_channels, bool(has_bias)
+        bound = 1.0 / in1_channels ** 0.5
+        self.weight = Parameter(initializer(Uniform(bound) if weight_init is None else weight_init,
+                                            (out_channels, in1_channels, in2_channels), dtype),
+                                name="weight")
+        if self.has_bias:
+            self.bias = Parameter(initializer(Uniform(bound) if bias_init is None else bias_init,
+                                              (out_channels,), dtype), name="bias")
+
+    def construct(self, input1, input2):
+        return F.bidense(input1, input2, self.weight, self.bias if self.has_bias else None)
+
+
+__all__ += ["AdaptiveMaxPool2d", "AdaptiveMaxPool1d", "BiDense"]

@@ -38,7 +38,8 @@ from ..custom import Custom  # noqa: F401
 from ..host import host_call as _host_call
 from ..summary import summary as _summary
 from ..dynamic import masked_select as _masked_select, nonzero as _nonzero, unique as _unique
-from . import _attention as _att, _extra as _ex, _linalg, _moe, _recurrent as _rnn
+from . import _attention as _att, _extra as _ex, _grad, _linalg, _moe, _optim, \
+    _recurrent as _rnn
 from ..comm import all_gather as _all_gather, all_reduce as _all_reduce, \
     all_to_all as _all_to_all, broadcast as _broadcast, reduce_scatter as _reduce_scatter
 
@@ -52,6 +53,19 @@ def _axis(a):
     if a is None:
         return ()
     return tuple(a) if isinstance(a, list) else a
+
+
+def _axis_or_all(a):
+    """_axis, with None for all axes (axis 0 stays 0)."""
+    a = _axis(a)
+    return None if a == () else a
+
+
+def _rank(s, x):
+    if x is None or isinstance(x, (numbers.Number, str, list, tuple)):
+        _b.error(f"For 'Rank', the input must be a Tensor, but got {type(x).__name__}.",
+                 kind=TypeError)
+    return F.rank(x)
 
 
 def _split(s, x):
@@ -79,6 +93,13 @@ def _softmax(fn, s, x):
             _b.error(f"For '{s.name}', only one axis is supported, got {axis}")
         axis = axis[0]
     return fn(x, axis)
+
+
+def _reduce_sum(s, x, axis=()):
+    """P.ReduceSum keeps the input dtype, bool included (True where any element is; MindSpore
+    2.10, recorded), where ops.sum sums bool/int to int64."""
+    out = F.reduce_sum(x, _axis(axis), s.keep_dims)
+    return F.cast(out, _dt.bool_) if F.to_tensor(x).dtype == _dt.bool_ else out
 
 
 def _arg_with_value(fn, s, x):
@@ -223,7 +244,7 @@ def _cross(s, x, y):
 
 
 def _reduce_std(s, x):
-    axis = _axis(s.axis) or None
+    axis = _axis_or_all(s.axis)
     mean = F.reduce_mean(x, axis if axis is not None else (), s.keep_dims)
     return mnp.std(x, axis, 1 if s.unbiased else 0, s.keep_dims), mean
 
@@ -757,7 +778,7 @@ TABLE = [
      F.zeros((0,), _dt.int64), "array"),
     ("DynamicShape", "dtype=9", lambda s, x: F.tuple_to_array(F.shape(x)) if F.shape(x) else
      F.zeros((0,), _dt.int64), "array"),
-    ("Rank", "", lambda s, x: F.rank(x), "array", "static"),
+    ("Rank", "", _rank, "array", "static"),
     ("Size", "", lambda s, x: F.size(x), "array", "static"),
     ("DType", "", _dtype_of, "array", "static"),
     ("Tile", "", lambda s, x, multiples: F.tile(x, multiples), "array"),
@@ -901,8 +922,7 @@ TABLE = [
     ("Lerp", "", lambda s, a, b, w: F.add(a, F.mul(w, F.sub(b, a))), "math"),
     ("ClipByValue", "", lambda s, x, lo, hi: F.clip_by_value(x, lo, hi), "math"),
     # ---- math: reductions -----------------------------------------------------------------
-    ("ReduceSum", "keep_dims=False, skip_mode=False",
-     lambda s, x, axis=(): F.reduce_sum(x, _axis(axis), s.keep_dims), "math"),
+    ("ReduceSum", "keep_dims=False, skip_mode=False", _reduce_sum, "math"),
     ("ReduceMean", "keep_dims=False", lambda s, x, axis=(): F.reduce_mean(x, _axis(axis),
                                                                         s.keep_dims), "math"),
     ("ReduceMax", "keep_dims=False", lambda s, x, axis=(): F.reduce_max(x, _axis(axis),
@@ -912,11 +932,11 @@ TABLE = [
     ("ReduceProd", "keep_dims=False", lambda s, x, axis=(): F.reduce_prod(x, _axis(axis),
                                                                          s.keep_dims), "math"),
     ("ReduceAll", "keep_dims=False",
-     lambda s, x, axis=(): F.all(x, _axis(axis) or None, s.keep_dims), "math"),
+     lambda s, x, axis=(): F.all(x, _axis_or_all(axis), s.keep_dims), "math"),
     ("ReduceAny", "keep_dims=False",
-     lambda s, x, axis=(): F.any(x, _axis(axis) or None, s.keep_dims), "math"),
+     lambda s, x, axis=(): F.any(x, _axis_or_all(axis), s.keep_dims), "math"),
     ("ReduceLogSumExp", "keep_dims=False",
-     lambda s, x, axis=(): F.logsumexp(x, _axis(axis) or None, s.keep_dims), "math"),
+     lambda s, x, axis=(): F.logsumexp(x, _axis_or_all(axis), s.keep_dims), "math"),
     ("SquareSumAll", "", lambda s, x, y: (F.square_sum(x), F.square_sum(y)), "math"),
     # ---- nn ----------------------------------------------------------------------------------
     ("ReLU", "", lambda s, x: F.relu(x), "nn"),
@@ -1225,6 +1245,14 @@ def _make_class(name, spec, impl, category, *flags):
 
 
 TABLE += _linalg.ROWS   # linear algebra, special functions, scatters (ops/operations/_linalg.py)
+TABLE += _optim.ROWS    # Apply* optimizer steps on Parameters (ops/operations/_optim.py)
+TABLE += _grad.ROWS     # backward primitives MindSpore's tests call (ops/operations/_grad.py)
+TABLE += [              # twins of ops/nn_extra.py
+    ("EmbeddingLookup", "", lambda s, params, indices, offset:
+     F.embedding_lookup(params, indices, offset), "nn"),
+    ("AdaptiveMaxPool2D", "output_size",
+     lambda s, x: F.adaptive_max_pool2d(x, s.output_size, True), "nn"),
+]
 
 CLASSES: dict = {}
 for _row in TABLE:
