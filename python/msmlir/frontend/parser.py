@@ -135,7 +135,7 @@ class FunctionCompiler(ControlFlow):
         if isinstance(node, ast.AsyncFunctionDef):
             self.unsupported(node, "async functions")
         try:
-            sig = inspect.signature(fn)
+            sig = inspect.signature(fn, follow_wrapped=False)  # a wraps wrapper's own (*args)
             bound = sig.bind(*args, **kwargs)
         except TypeError as e:
             _b.error(f"calling '{fn.__name__}': {e}")

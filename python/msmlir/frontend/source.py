@@ -99,20 +99,31 @@ def _parse_def(lines: list[str], start: int, name: str):
 
 
 def get_source_function(fn) -> SourceFunction | None:
-    """Parses `fn`'s source once (per code object); None if it has no source."""
+    """Parses `fn`'s source once (per code object); None if it has no source.
+
+    A decorated function (functools.wraps) is parsed as the wrapper it is,
+    not unwrapped: a wrapper may change arguments or results, so only its own
+    code says what the call does. Its call of the wrapped function resolves
+    through the wrapper's closure to that function object, which is then
+    parsed with its own source, globals and closure."""
     code = fn.__code__
     # code objects compare equal across files (co_filename is not part of ==): key by both
     key = (code.co_filename, code)
     cached = _SOURCE_CACHE.get(key)
     if cached is None:
+        # By the code object, never by `fn`: a functools.wraps wrapper carries
+        # the wrapped function's __name__ and __wrapped__ (which
+        # inspect.getsourcelines(fn) follows), so looking it up by `fn` found
+        # the wrapped function's def and parsed it with the WRAPPER's globals
+        # and file (names undefined, errors at the wrong file:line).
         found = _def_lines(code)
-        node = _parse_def(*found, fn.__name__) if found else None
+        node = _parse_def(*found, code.co_name) if found else None
         if node is None:
             try:
-                lines, start = inspect.getsourcelines(fn)
+                lines, start = inspect.getsourcelines(code)
             except (OSError, TypeError):
                 return None
-            node = _parse_def(lines, start, fn.__name__)
+            node = _parse_def(lines, start, code.co_name)
             if node is None:
                 return None
         cached = (node, code.co_filename)
