@@ -63,11 +63,11 @@ from __future__ import annotations
 from mlir import ir
 
 from ..common.diagnostics import emit_remark
-from ..common.linalg import (MIN_WORK, PARALLEL_MIN_WORK, PARALLEL_MIN_WORK_REDUCTION, LoopInfo, elem_bits,
+from ..common.linalg import (PARALLEL_MIN_WORK, PARALLEL_MIN_WORK_REDUCTION, LoopInfo, elem_bits,
                              funcs, in_block, is_structured, loop_info, numel, static_tensor, walk_ops)
 from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
-from ..registry import Option, register_pass
-from .tiling import divisor_le, lanes, vector_tile
+from ..registry import register_pass
+from .tiling import CODEGEN_OPTIONS, divisor_le, lanes, vector_tile
 
 TAG = "msmlir.cg"
 
@@ -362,10 +362,7 @@ def tile_vectorize_func(func: ir.Operation, threads: int, min_work: int) -> ir.O
 @register_pass("msmlir-cpu-tile-vectorize",
                "Tile and vectorize linalg.generic/fill ops on tensors for the CPU (elementwise "
                "ops, broadcasts, transposes, reductions); ops without a strategy keep the plain path",
-               options={"threads": Option(int, 1, "split the outermost parallel loop of big ops into "
-                                                  "this many scf.forall tasks (1: serial)"),
-                        "min-work": Option(int, MIN_WORK, "top-level ops with a smaller iteration "
-                                                          "space keep the plain path")})
+               options=CODEGEN_OPTIONS)
 def tile_vectorize(module: ir.Operation, *, threads: int, min_work: int):
     for func in list(funcs(module)):
         if "mskernel.poly" in func.attributes:  # the isl scheduler's (passes/poly/claim.py)

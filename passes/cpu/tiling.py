@@ -1,6 +1,17 @@
 """Tile-size choices of the CPU strategies: divisors, vector lengths, the host ISA."""
 from __future__ import annotations
 
+from ..common.linalg import MIN_WORK
+from ..registry import Option
+
+# The options of the CPU strategies that vectorize big ops and split them over
+# threads (tile-vectorize, vectorize-windows, vectorize-arg-reductions).
+CODEGEN_OPTIONS = {
+    "threads": Option(int, 1, "split the outermost parallel loop of big ops into this many "
+                              "scf.forall tasks (1: serial)"),
+    "min-work": Option(int, MIN_WORK, "top-level ops with a smaller iteration space keep the "
+                                      "plain path")}
+
 
 def divisor_le(n: int, t: int) -> int:
     """The largest divisor of n that is at most t (1 if none)."""

@@ -38,10 +38,10 @@ from __future__ import annotations
 from mlir import ir
 
 from ..common.diagnostics import emit_remark
-from ..common.linalg import (MIN_WORK, PARALLEL_MIN_WORK_REDUCTION, elem_bits, funcs, in_block, loop_info, numel,
+from ..common.linalg import (PARALLEL_MIN_WORK_REDUCTION, elem_bits, funcs, in_block, loop_info, numel,
                              walk_ops)
-from ..registry import Option, register_pass
-from .tiling import lanes
+from ..registry import register_pass
+from .tiling import CODEGEN_OPTIONS, lanes
 from .vectorize_windows import _INT_DIVS, _open_for, _pow2, _Text, emit_rows
 
 # Rows of at most this many elements keep the plain path: LLVM fully unrolls
@@ -375,10 +375,7 @@ def vectorize_arg_reductions_func(func: ir.Operation, threads: int, min_work: in
 @register_pass("msmlir-cpu-vectorize-arg-reductions",
                "argmax/argmin generics (value + first index) -> vector compare-select loops with "
                "a lane combine (row) or lane-wise across rows (column)",
-               options={"threads": Option(int, 1, "split the outermost kept dim of big ops into "
-                                                  "this many scf.forall tasks (1: serial)"),
-                        "min-work": Option(int, MIN_WORK, "top-level ops with a smaller iteration "
-                                                          "space keep the plain path")})
+               options=CODEGEN_OPTIONS)
 def vectorize_arg_reductions(module: ir.Operation, *, threads: int, min_work: int):
     for func in list(funcs(module)):
         try:

@@ -54,12 +54,12 @@ from mlir import ir
 from mlir.dialects import affine, linalg, tensor
 
 from ..common.diagnostics import emit_remark
-from ..common.linalg import (MIN_WORK, PARALLEL_MIN_WORK, LoopInfo, funcs, in_block, loop_info, numel,
+from ..common.linalg import (PARALLEL_MIN_WORK, LoopInfo, funcs, in_block, loop_info, numel,
                              static_tensor, walk_ops)
 from ..common.transform import ANY, Script, apply_or_restore, i64, strip_attrs
-from ..registry import Option, register_pass
+from ..registry import register_pass
 from .generalize import generalize_func
-from .tiling import lanes, vector_tile
+from .tiling import CODEGEN_OPTIONS, lanes, vector_tile
 
 TAG = "msmlir.cg_window"
 
@@ -309,10 +309,7 @@ def vectorize_windows_func(func: ir.Operation, threads: int, min_work: int) -> i
 @register_pass("msmlir-cpu-vectorize-windows",
                "Pooling ops and the pooling gradients' window generics -> tensor.extract gathers, "
                "vectorized along the output width (window loops inside)",
-               options={"threads": Option(int, 1, "split the outermost parallel loop of big ops "
-                                                  "into this many scf.forall tasks (1: serial)"),
-                        "min-work": Option(int, MIN_WORK, "top-level ops with a smaller iteration "
-                                                          "space keep the plain path")})
+               options=CODEGEN_OPTIONS)
 def vectorize_windows(module: ir.Operation, *, threads: int, min_work: int):
     for func in list(funcs(module)):
         try:
