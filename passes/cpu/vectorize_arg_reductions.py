@@ -338,19 +338,7 @@ def emit_row_arg(op: ir.Operation, threads: int, plan) -> None:
         vals = [f"{fa}#0", f"{fa}#1"]
     L.append(f"return {vals[0]}, {vals[1]} : {', '.join(res_types)}")
     L.append("}")
-    text = "\n".join([f"#L = {T.loc}", L[0]] + T.head + L[1:])
-    mod = ir.Module.parse(text)
-    fn = list(mod.body.operations)[0]
-    body = fn.regions[0].blocks[0]
-    new_ops = list(body.operations)
-    for o in new_ops[:-1]:
-        o.operation.move_before(op)
-    ret = new_ops[-1]
-    for i, b in enumerate(body.arguments):
-        b.replace_all_uses_with(operands[i] if i < len(operands) else captured[i - len(operands)])
-    for r_old, r_new in zip(op.results, ret.operands):
-        r_old.replace_all_uses_with(r_new)
-    op.erase()
+    T.replace(op, L, list(operands) + list(captured))
 
 
 def vectorize_arg_reductions_func(func: ir.Operation, threads: int, min_work: int) -> None:

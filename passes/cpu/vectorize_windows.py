@@ -413,6 +413,21 @@ class _Text:
         self.lines.append(f"{r} = {text} loc(#L)")
         return r
 
+    def replace(self, op: ir.Operation, lines: list[str], args: list[ir.Value]) -> None:
+        """Parses the function `lines` (its signature first, the constants of
+        `head` put after it), moves its body before `op` with its arguments
+        bound to `args`, and replaces `op` by what it returns."""
+        mod = ir.Module.parse("\n".join([f"#L = {self.loc}", lines[0]] + self.head + lines[1:]))
+        body = list(mod.body.operations)[0].regions[0].blocks[0]    # (mod must outlive the moves)
+        ops = list(body.operations)
+        for o in ops[:-1]:
+            o.operation.move_before(op)
+        for a, real in zip(body.arguments, args):
+            a.replace_all_uses_with(real)
+        for r_old, r_new in zip(op.results, ops[-1].operands):
+            r_old.replace_all_uses_with(r_new)
+        op.erase()
+
 
 _INT_DIVS = ("arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.floordivsi",
              "arith.ceildivsi", "arith.ceildivui")
@@ -804,18 +819,5 @@ def emit_rows(op: ir.Operation, threads: int) -> str | None:
         vals = [f"{fa}#{k}" for k in range(n_out)]
     L.append(f"return {', '.join(vals)} : {', '.join(out_types)}")
     L.append("}")
-    text = "\n".join([f"#L = {T.loc}", L[0]] + T.head + L[1:])
-    mod = ir.Module.parse(text)
-    fn = list(mod.body.operations)[0]
-    body = fn.regions[0].blocks[0]
-    ops = list(body.operations)
-    for o in ops[:-1]:
-        o.operation.move_before(op)
-    ret = ops[-1]
-    for i, a in enumerate(body.arguments):
-        real = operands[i] if i < len(operands) else captured[i - len(operands)]
-        a.replace_all_uses_with(real)
-    for r_old, r_new in zip(op.results, ret.operands):
-        r_old.replace_all_uses_with(r_new)
-    op.erase()
+    T.replace(op, L, list(operands) + list(captured))
     return None
