@@ -485,6 +485,24 @@ def _dims(acc, lins, name: str) -> list[tuple[int, int]] | None:
     return out
 
 
+def _call_accesses(calls, one_write: bool = False) -> list:
+    """(access, its cloned affine.load/store, the instance's linear forms) of
+    every statement instance in `calls`, reads before writes; _Skip when an
+    instance's forms are unknown, its loads/stores do not pair with its
+    reads/writes, or (one_write) it writes other than exactly one cell."""
+    accesses = []
+    for stmt, lins, clones in calls:
+        if any(l is None for l in lins):
+            raise _Skip
+        loads = [clones[o] for o in stmt.ops if o.name == "affine.load"]
+        stores = [clones[o] for o in stmt.ops if o.name == "affine.store"]
+        if (len(loads) != len(stmt.reads) or len(stores) != len(stmt.writes)
+                or (one_write and len(stmt.writes) != 1)):
+            raise _Skip
+        accesses += [(a, o, lins) for a, o in zip(stmt.reads + stmt.writes, loads + stores)]
+    return accesses
+
+
 def _cell(acc, lins) -> tuple | None:
     """The cell access `acc` touches, as linear forms in the AST iterators."""
     out = []
@@ -541,16 +559,7 @@ class _TPlan:
         self.maps = {}   # load / store op -> (dim moved by i or None, dim moved by j or None)
         self.cells = {}  # load / store op -> (memref, cell)
         transposed = False
-        accesses = []
-        for stmt, lins, clones in inner.calls:
-            if any(l is None for l in lins):
-                raise _Skip
-            loads = [clones[o] for o in stmt.ops if o.name == "affine.load"]
-            stores = [clones[o] for o in stmt.ops if o.name == "affine.store"]
-            if len(stores) != 1 or len(stmt.writes) != 1 or len(loads) != len(stmt.reads):
-                raise _Skip
-            accesses += [(acc, op, lins) for acc, op in zip(stmt.reads, loads)]
-            accesses.append((stmt.writes[0], stores[0], lins))
+        accesses = _call_accesses(inner.calls, one_write=True)
         # a written array is read only at the cell written there (no value
         # crosses between the cells of a block: any order of them is legal)
         written = {}
@@ -752,15 +761,7 @@ class _EPlan:
                 raise _Skip
             if any(v in self.varying for v in o.operands):
                 self.varying.update(o.results)
-        accesses = []
-        for stmt, lins, clones in rec.calls:
-            if any(l is None for l in lins):
-                raise _Skip
-            loads = [clones[o] for o in stmt.ops if o.name == "affine.load"]
-            stores = [clones[o] for o in stmt.ops if o.name == "affine.store"]
-            if len(loads) != len(stmt.reads) or len(stores) != len(stmt.writes):
-                raise _Skip
-            accesses += [(a, o, lins) for a, o in zip(stmt.reads + stmt.writes, loads + stores)]
+        accesses = _call_accesses(rec.calls)
         if sum(1 for o in self.ops if o.name in ("affine.load", "affine.store")) != len(accesses):
             raise _Skip
         written = {}
